@@ -1,0 +1,86 @@
+/** A retrieved knowledge chunk as the engines see it: data to answer from, never instructions. */
+export interface ContextChunk {
+  sourceId: string;
+  sourceTitle: string;
+  title: string | null;
+  url: string | null;
+  page: number | null;
+  content: string;
+  /** Cosine similarity of the chunk to the question. */
+  similarity: number;
+}
+
+export interface Turn {
+  role: "customer" | "assistant" | "agent";
+  content: string;
+}
+
+/** How a reply must look on a channel (DESIGN §3 "Limits"). */
+export interface ChannelStyle {
+  channel: string;
+  /** The reply's length cap, e.g. chatapp 500. */
+  maxTokens: number;
+  /** No markdown. */
+  plainText: boolean;
+  /** Format advice for the model, e.g. "SMS: short, no links formatting". */
+  hint: string;
+}
+
+export interface AnswerInput {
+  tenantName: string;
+  persona: string | null;
+  style: ChannelStyle;
+  message: string;
+  history: Turn[];
+  context: ContextChunk[];
+  /** Mask the customer's PII before it leaves for a model server (the tenant's setting); engines that keep it local ignore it. */
+  redact?: boolean;
+  /** Aborting stops generation: `answer` rejects with an AbortError after the deltas sent so far. */
+  signal?: AbortSignal;
+}
+
+export interface AnswerSource {
+  sourceId: string;
+  title: string;
+  url: string | null;
+  page: number | null;
+  similarity: number;
+}
+
+export interface Answer {
+  text: string;
+  tokensUsed: number;
+  /** Answered from the context (false: "I don't know", offered a human). */
+  grounded: boolean;
+  sources: AnswerSource[];
+}
+
+export interface Engine {
+  readonly name: string;
+  /**
+   * `onDelta` receives the reply in order as it is produced; the deltas concatenate to `Answer.text`.
+   * When `input.signal` aborts, the promise rejects with an error named "AbortError" and the deltas
+   * delivered before it are the partial reply.
+   */
+  answer(input: AnswerInput, onDelta?: (text: string) => void): Promise<Answer>;
+  /** The intent of a message among the tenant's intent names, when the engine classifies better than the local classifier. */
+  classify?(text: string, intents: string[], signal?: AbortSignal): Promise<{ intent: string; confidence: number }>;
+}
+
+/** The model server failed after retries: the caller maps it to 502 EXTERNAL. The message never carries credentials. */
+export class EngineError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "EngineError";
+  }
+}
+
+/** The rejection of an aborted `answer`, the same name as the platform's DOMException so callers can test `err.name`. */
+export function abortError(): Error {
+  return new DOMException("The answer was aborted", "AbortError");
+}
+
+/** What a source looks like in an answer's metadata. */
+export function sourceOf(chunk: ContextChunk): AnswerSource {
+  return { sourceId: chunk.sourceId, title: chunk.sourceTitle, url: chunk.url, page: chunk.page, similarity: chunk.similarity };
+}

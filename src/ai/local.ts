@@ -1,0 +1,297 @@
+import { countTokens } from "../knowledge/chunk.js";
+import { type Answer, type AnswerInput, abortError, type ContextChunk, type Engine, sourceOf } from "./engine.js";
+
+export interface LocalEngineOptions {
+  /** Chunks less similar than this are noise from the embedder and are not read at all. */
+  minSimilarity?: number;
+  /** The share of the question's (IDF-weighted) terms the best sentence must exceed to be an answer. */
+  minCoverage?: number;
+}
+
+export const dontKnow = "I'm not sure about that. Would you like me to connect you with one of our team?";
+
+const stopWords = new Set(
+  [
+    "a an the and or but if then so of to in on at by for with from into about as is are was were be been being am",
+    "do does did doing have has had having i me my mine we us our you your yours it its this that these those there",
+    "here what which who whom whose when where why how can could would should will shall may might must please",
+    "tell know want wanted need like just any some get got also not no yes hi hello hey thanks thank ok okay think",
+    "someone something anything way able possible still already help much many per thing really lot long take takes soon",
+  ]
+    .join(" ")
+    .split(" "),
+);
+
+// A few words customers use for what bank FAQs name otherwise; both sides are mapped to the first word.
+const synonymGroups = [
+  ["lost", "lose", "losing", "stolen", "stole", "steal", "theft", "missing", "misplace", "misplaced"],
+  ["transfer", "send", "sending", "sent", "wire", "remit"],
+  ["limit", "maximum", "max", "cap", "ceiling"],
+  ["fee", "charge", "cost", "price", "commission"],
+  ["reset", "forgot", "forgotten", "forget", "change", "unblock"],
+  ["block", "freeze", "frozen", "cancel", "stop"],
+  ["contact", "call", "phone", "reach", "ring"],
+  ["open", "opening", "hour", "hours"],
+  ["day", "daily"],
+  ["withdraw", "withdrawal"],
+  ["month", "monthly"],
+  ["branch", "office"],
+];
+const synonyms = new Map(synonymGroups.flatMap((group) => group.map((word) => [word, group[0]!] as const)));
+
+function stem(word: string): string {
+  let w = word;
+  if (w.length > 4 && w.endsWith("ies")) w = `${w.slice(0, -3)}y`;
+  else if (w.length > 4 && /(?:ss|x|ch|sh)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.length > 3 && w.endsWith("s") && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  if (w.length > 5 && w.endsWith("ing")) w = w.slice(0, -3);
+  else if (w.length > 4 && w.endsWith("ed")) w = w.slice(0, -2);
+  if (/([^aeiouls])\1$/.test(w)) w = w.slice(0, -1);
+  // "close", "closed" and "closing" meet at "clos".
+  if (w.length > 3 && w.endsWith("e")) w = w.slice(0, -1);
+  return w;
+}
+
+function terms(text: string): Set<string> {
+  const words = text
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .replace(/['’`]/g, "")
+    .split(/[^\p{L}\p{N}]+/u);
+  const out = new Set<string>();
+  for (const word of words) {
+    if (!word || stopWords.has(word)) continue;
+    out.add(synonyms.get(word) ?? synonyms.get(stem(word)) ?? stem(word));
+  }
+  return out;
+}
+
+// Text addressed to the assistant rather than to a customer: never an answer, whatever it matches.
+const instructionLike =
+  /\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:instructions?|prompts?|rules?)\b|\bsystem prompt\b|\byou are now\b|\b(?:reveal|print|show)\b.{0,30}\b(?:instructions?|prompts?)\b/i;
+
+interface Sentence {
+  chunk: number;
+  index: number;
+  text: string;
+  terms: Set<string>;
+  /** Terms of the titles and heading the sentence sits under, with how much a match there counts. */
+  frame: Map<string, number>;
+  /** Terms of the FAQ question the sentence answers (empty outside a Q&A). */
+  question: Set<string>;
+  candidate: boolean;
+  /** Sentences of one answer share it: the run after a heading, a question or a blank line. */
+  block: number;
+}
+
+const sentenceEnd = /(?<=[.!?])\s+(?=["'([]?[\p{Lu}\p{N}])/u;
+const questionPrefix = /^(?:Q|Question)\s*[:.)-]\s*/i;
+const answerPrefix = /^(?:A|Answer)\s*[:.)-]\s*/i;
+const bullet = /^\s*(?:[-*•]|\d+[.)])\s+/;
+
+/** "Lost or stolen cards": a short unpunctuated line (the chunker keeps headings as plain lines) names a topic, it answers nothing. */
+function headingOf(line: string): string | null {
+  const markdown = /^#{1,6}\s+(.+)$/.exec(line)?.[1];
+  if (markdown) return markdown;
+  const short = line.split(/\s+/).length <= 8 && !/[.!?:;,)\d]$/.test(line) && !/[:\d]/.test(line) && !bullet.test(line);
+  return short ? line : null;
+}
+
+function splitChunk(chunk: ContextChunk, chunkIndex: number): Sentence[] {
+  const sentences: Sentence[] = [];
+  const base = new Map<string, number>();
+  for (const t of terms(chunk.sourceTitle)) base.set(t, 0.4);
+  for (const t of terms(chunk.title ?? "")) base.set(t, 0.6);
+  let frame = new Map(base);
+  let question = new Set<string>();
+  let block = 0;
+  for (const line of chunk.content.split("\n").map((l) => l.trim())) {
+    const heading = line ? headingOf(line) : null;
+    if (!line || heading) block++;
+    if (heading) {
+      frame = new Map(base);
+      for (const t of terms(heading)) frame.set(t, 0.6);
+      question = new Set();
+      continue;
+    }
+    for (const raw of line.split(sentenceEnd)) {
+      if (!raw) continue;
+      const isQuestion = raw.endsWith("?") || questionPrefix.test(raw);
+      const text = raw.replace(isQuestion ? questionPrefix : answerPrefix, "");
+      const own = terms(text);
+      if (isQuestion) {
+        question = own;
+        block++;
+        continue;
+      }
+      const candidate = own.size > 0 && !instructionLike.test(text);
+      sentences.push({ chunk: chunkIndex, index: sentences.length, text, terms: own, frame, question, candidate, block });
+    }
+  }
+  return sentences;
+}
+
+type Match = (term: string) => number;
+
+/** IDF-weighted shares of the question's terms, over the sentences of the context. */
+function weigher(query: Set<string>, sentences: Sentence[]) {
+  const df = new Map<string, number>();
+  for (const s of sentences) for (const t of new Set([...s.terms, ...s.question])) df.set(t, (df.get(t) ?? 0) + 1);
+  const idf = (t: string) => Math.log(1 + (sentences.length + 1) / ((df.get(t) ?? 0) + 0.5));
+  const present = [...query].filter((t) => df.has(t));
+  // A word the context never uses ("mortgage") weighs like its rarest word: strong enough to sink a question
+  // about something else, not so strong that one filler word ("debit card") sinks a good match.
+  const absent = present.length ? Math.max(...present.map(idf)) : 1;
+  const weight = (t: string) => (df.has(t) ? idf(t) : absent);
+  return (match: Match, over: Iterable<string> = query) => {
+    let matched = 0;
+    let total = 0;
+    for (const t of over) {
+      total += weight(t);
+      matched += weight(t) * match(t);
+    }
+    return total ? matched / total : 0;
+  };
+}
+
+interface Scored extends Sentence {
+  direct: number;
+  coverage: number;
+  score: number;
+}
+
+const covers = (s: Sentence) => (t: string) => (s.terms.has(t) ? 1 : s.question.has(t) ? 0.9 : (s.frame.get(t) ?? 0));
+
+function score(query: Set<string>, sentences: Sentence[], similarity: (s: Sentence) => number): Scored[] {
+  const share = weigher(query, sentences);
+  return sentences.map((s) => {
+    const direct = share((t) => (s.terms.has(t) ? 1 : 0));
+    const coverage = share(covers(s));
+    // An FAQ question that says what the customer asked is the strongest sign its answer is the one.
+    const asked = s.question.size
+      ? share((t) => (s.question.has(t) ? 1 : 0)) * ([...s.question].filter((t) => query.has(t)).length / s.question.size)
+      : 0;
+    return { ...s, direct, coverage, score: 0.6 * coverage + 0.2 * asked + 0.2 * similarity(s) };
+  });
+}
+
+/** The best sentence, a sentence of another chunk for what it leaves out, then contiguous sentences of the same answer. */
+function select(scored: Scored[], query: Set<string>, minCoverage: number): Scored[] {
+  const ranked = scored.filter((s) => s.candidate).sort((a, b) => b.score - a.score || a.chunk - b.chunk || a.index - b.index);
+  const best = ranked[0];
+  // One shared rare word is a coincidence ("close my account" / "branches are closed"): an answer matches two of the question's words.
+  const matches = (s: Sentence, over: string[]) => over.filter((t) => covers(s)(t) >= 0.6).length;
+  if (!best || best.coverage <= minCoverage || matches(best, [...query]) < Math.min(2, query.size)) return [];
+  const missing = [...query].filter((t) => covers(best)(t) < 0.6);
+  const share = weigher(query, scored);
+  // A second part of the question, not a stray word: the extra must cover most of what is missing and be a fair match on its own.
+  const extra = ranked.find(
+    (s) =>
+      s.chunk !== best.chunk &&
+      s.coverage >= best.coverage / 2 &&
+      matches(s, missing) >= Math.min(2, missing.length) &&
+      share(covers(s), missing) >= 0.5,
+  );
+  const picked = [best];
+  const limit = extra ? 2 : 3;
+  const sameChunk = scored.filter((s) => s.chunk === best.chunk);
+  const near = (s: Scored | undefined) =>
+    s?.candidate && s.block === best.block && (s.question.size > 0 || (s.direct > 0 && s.direct >= best.direct * 0.5))
+      ? s
+      : undefined;
+  // Forward first: an answer goes on after its best sentence more often than it starts before it.
+  let [first, last] = [best.index, best.index];
+  while (picked.length < limit) {
+    const after = near(sameChunk[last + 1]);
+    const before = after ? undefined : near(sameChunk[first - 1]);
+    if (after) last++;
+    else if (before) first--;
+    else break;
+    picked.push((after ?? before)!);
+  }
+  picked.sort((a, b) => a.index - b.index);
+  return extra ? [...picked, extra] : picked;
+}
+
+function plain(text: string): string {
+  return text
+    .replace(/\[([^\]]+)\]\(([^)]+)\)/g, "$1 ($2)")
+    .replace(/(\*\*|__|`)/g, "")
+    .replace(bullet, "");
+}
+
+/** Drops trailing sentences (then words) until the answer fits the channel's cap. */
+function fitToCap(sentences: string[], citation: string, maxTokens: number): string {
+  const parts = [...sentences];
+  const compose = () => `${parts.join(" ")} ${citation}`;
+  while (parts.length > 1 && countTokens(compose()) > maxTokens) parts.pop();
+  while (countTokens(compose()) > maxTokens && parts[0]!.includes(" ")) {
+    parts[0] = `${parts[0]!.replace(/\s+\S+$/, "").replace(/…$/, "")}…`;
+  }
+  return compose();
+}
+
+function wordGroups(text: string, size = 4): string[] {
+  const words = text.match(/\S+\s*/g) ?? [];
+  const groups: string[] = [];
+  for (let i = 0; i < words.length; i += size) groups.push(words.slice(i, i + size).join(""));
+  return groups;
+}
+
+/**
+ * The offline engine (DESIGN §4): extractive, not generative. It quotes the context's sentences that best match
+ * the question, with their source, and says it does not know when nothing matches well enough. It follows no
+ * text in the context, so there is nothing for an injected instruction to steer, and it has no prompt to reveal.
+ */
+export class LocalEngine implements Engine {
+  readonly name = "local-extractive";
+  private readonly minSimilarity: number;
+  private readonly minCoverage: number;
+
+  constructor(options: LocalEngineOptions = {}) {
+    // A short question's cosine to a long chunk is small even when the chunk is relevant (more so with the offline
+    // hashing embedder): the floor only drops noise, the lexical coverage decides.
+    this.minSimilarity = options.minSimilarity ?? 0.03;
+    this.minCoverage = options.minCoverage ?? 0.5;
+  }
+
+  async answer(input: AnswerInput, onDelta?: (text: string) => void): Promise<Answer> {
+    if (input.signal?.aborted) throw abortError();
+    const picked = this.extract(input);
+    const chunks = [...new Set(picked.map((s) => s.chunk))].map((i) => input.context[i]!);
+    const answer: Answer = picked.length
+      ? this.compose(input, picked, chunks)
+      : { text: dontKnow, tokensUsed: countTokens(dontKnow), grounded: false, sources: [] };
+    for (const group of wordGroups(answer.text)) {
+      // Yielding between groups lets a stream flush each one and an abort land between them.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (input.signal?.aborted) throw abortError();
+      onDelta?.(group);
+    }
+    return answer;
+  }
+
+  private extract(input: AnswerInput): Scored[] {
+    const query = terms(input.message);
+    if (!query.size) return [];
+    const sentences: Sentence[] = [];
+    input.context.forEach((chunk, i) => {
+      if (chunk.similarity >= this.minSimilarity) sentences.push(...splitChunk(chunk, i));
+    });
+    const similarity = (s: Sentence) => Math.min(1, Math.max(0, input.context[s.chunk]!.similarity));
+    const scored = score(query, sentences, similarity);
+    return select(scored, query, this.minCoverage);
+  }
+
+  private compose(input: AnswerInput, picked: Scored[], chunks: ContextChunk[]): Answer {
+    const sentences = picked.map((s) => (input.style.plainText ? plain(s.text) : s.text));
+    const titles = [...new Set(chunks.map((c) => c.sourceTitle))];
+    const citation = `(${titles.length > 1 ? "Sources" : "Source"}: ${titles.join("; ")})`;
+    const text = fitToCap(sentences, citation, input.style.maxTokens);
+    const sources = chunks
+      .map(sourceOf)
+      .filter((s, i, all) => all.findIndex((o) => o.sourceId === s.sourceId && o.page === s.page && o.url === s.url) === i);
+    return { text, tokensUsed: countTokens(text), grounded: true, sources };
+  }
+}

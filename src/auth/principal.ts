@@ -1,0 +1,12 @@
+import type { Role } from "./roles.js";
+
+/** Who is making a request, once their credential has been checked. */
+export interface Principal {
+  kind: "apiKey" | "user";
+  /** The API key's or the user's id. */
+  id: string;
+  tenantId: string;
+  role: Role;
+  /** Requests per window allowed for this tenant (its setting, or the service default). */
+  rateLimit: { max: number; windowS: number };
+}

@@ -1,0 +1,25 @@
+export const roles = ["owner", "admin", "agent", "viewer"] as const;
+export type Role = (typeof roles)[number];
+
+/**
+ * What each role may do (DESIGN §3 "Roles"): read everything of the tenant, converse (chat,
+ * reply to customers, work escalations), configure (channels, knowledge, agents, settings),
+ * and manage API keys.
+ */
+export const permissions = ["read", "converse", "configure", "manageKeys"] as const;
+export type Permission = (typeof permissions)[number];
+
+const granted: Record<Role, ReadonlySet<Permission>> = {
+  owner: new Set(permissions),
+  admin: new Set(["read", "converse", "configure"]),
+  agent: new Set(["read", "converse"]),
+  viewer: new Set(["read"]),
+};
+
+export function can(role: Role, permission: Permission): boolean {
+  return granted[role].has(permission);
+}
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === "string" && (roles as readonly string[]).includes(value);
+}

@@ -1,0 +1,140 @@
+import { z } from "zod";
+import type { Prisma } from "../db/generated/prisma/client.js";
+import { newId } from "../db/ids.js";
+import type { TenantDb } from "../db/tenant-scope.js";
+import { AppError, notFound } from "../errors.js";
+import { parseInput } from "../graphql/validate.js";
+import type { Services } from "../services.js";
+import type { ChannelSettings } from "./adapter.js";
+import { channelTypes, findAdapter } from "./registry.js";
+import { webhookTokenHash } from "./signatures.js";
+import { openChannel } from "./store.js";
+
+type ChannelRow = Prisma.ChannelGetPayload<object>;
+
+const settingsInput = z
+  .object({
+    greeting: z.string().trim().max(500).nullish(),
+    maxReplyChars: z.number().int().min(20).max(10_000).nullish(),
+    provider: z.string().max(40).nullish(),
+  })
+  .catchall(z.union([z.string().max(2000), z.number(), z.boolean(), z.array(z.string().max(500)).max(100)]).nullish());
+
+export const channelInput = z.object({
+  name: z.string().trim().min(1).max(100).optional(),
+  enabled: z.boolean().optional(),
+  credentials: z.record(z.string(), z.string().nullable()).optional(),
+  settings: settingsInput.optional(),
+});
+export type ChannelInput = z.infer<typeof channelInput>;
+
+/** A secret as the dashboard shows it: enough to recognise, not enough to use. */
+function mask(value: string): string {
+  return value.length >= 12 ? `••••${value.slice(-4)}` : "••••";
+}
+
+/** The channel's credentials for reading: identifiers in clear, secrets masked. */
+export function maskedCredentials(services: Pick<Services, "secrets">, row: ChannelRow): Record<string, string> {
+  const adapter = findAdapter(row.type);
+  const credentials = openChannel(services, row).credentials;
+  return Object.fromEntries(
+    Object.entries(credentials).map(([k, v]) => [k, adapter?.secretFields.includes(k) ? mask(String(v)) : String(v)]),
+  );
+}
+
+/** The row a dashboard reference points at: a channel id, or a type when the tenant has one channel of it. */
+async function findByRef(db: TenantDb, ref: string): Promise<{ row: ChannelRow | null; type: string }> {
+  if (ref.startsWith("chn_")) {
+    const row = await db.channel.findUnique({ where: { id: ref } });
+    if (!row) throw notFound("Channel");
+    return { row, type: row.type };
+  }
+  if (!findAdapter(ref)) throw notFound("Channel");
+  const rows = await db.channel.findMany({ where: { type: ref }, take: 2 });
+  if (rows.length > 1) {
+    throw new AppError("VALIDATION", `This tenant has several ${ref} channels: address one by its id`, [
+      { path: "channelId", message: "ambiguous channel type" },
+    ]);
+  }
+  return { row: rows[0] ?? null, type: ref };
+}
+
+export async function getChannel(db: TenantDb, ref: string): Promise<ChannelRow> {
+  const { row } = await findByRef(db, ref);
+  if (!row) throw notFound("Channel");
+  return row;
+}
+
+function withoutNulls<T extends Record<string, unknown>>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined)) as Partial<T>;
+}
+
+/**
+ * Creates or changes a tenant's channel. Credentials merge into the stored ones (a secret is
+ * changed without sending the others again; null removes a field) and are validated as a whole for
+ * the channel type; the routing key follows from them.
+ */
+export async function saveChannel(
+  { services, db, tenantId }: { services: Services; db: TenantDb; tenantId: string },
+  ref: string,
+  raw: unknown,
+): Promise<{ row: ChannelRow; created: boolean }> {
+  const input = parseInput(channelInput, raw);
+  const { row: existing, type } = await findByRef(db, ref);
+  const adapter = findAdapter(type)!;
+  const stored = existing ? openChannel(services, existing) : null;
+  const merged = Object.fromEntries(
+    Object.entries({ ...stored?.credentials, ...input.credentials }).filter(([, v]) => v !== null && v !== ""),
+  );
+  const settings = withoutNulls({ ...stored?.settings, ...input.settings }) as ChannelSettings;
+  const parsed = (adapter.credentialsFor?.(settings) ?? adapter.credentials).safeParse(merged);
+  if (!parsed.success) {
+    const details = parsed.error.issues.map((i) => ({ path: ["credentials", ...i.path].join("."), message: i.message }));
+    throw new AppError(
+      "VALIDATION",
+      `Invalid ${type} credentials: ${details.map((d) => `${d.path} ${d.message}`).join("; ")}`,
+      details,
+    );
+  }
+  const credentials = parsed.data;
+  const token = adapter.webhookTokenOf?.(credentials) ?? null;
+  const data = {
+    name: input.name ?? existing?.name ?? type,
+    enabled: input.enabled ?? existing?.enabled ?? true,
+    routingKey: adapter.routingKeyOf(credentials, settings),
+    credentials: services.secrets.sealJson(credentials),
+    webhookTokenHash: token ? webhookTokenHash(token) : null,
+    settings: settings as Prisma.InputJsonObject,
+  };
+  try {
+    if (existing) return { row: await db.channel.update({ where: { id: existing.id }, data }), created: false };
+    return { row: await db.channel.create({ data: { id: newId("chn"), tenantId, type, ...data } }), created: true };
+  } catch (err) {
+    if ((err as { code?: string }).code === "P2002") {
+      // Never say whose it is: another tenant's configuration is not this tenant's business.
+      throw new AppError("VALIDATION", `This ${type} account is already connected to a channel`, [
+        { path: "credentials", message: "routing key already in use" },
+      ]);
+    }
+    throw err;
+  }
+}
+
+/** Where the provider must send events: the address to paste in its console. */
+export function webhookUrl(services: Services, type: string): string | null {
+  const base = (services.config.PUBLIC_BASE_URL ?? `http://localhost:${services.config.PORT}`).replace(/\/$/, "");
+  const paths: Record<string, string> = {
+    chatapp: "/api/channels/chatapp",
+    messenger: "/api/v1/channels/social/webhook",
+    instagram: "/api/v1/channels/social/webhook",
+    sms: "/api/channels/sms",
+    ussd: "/api/channels/ussd",
+    voice: "/api/v1/voice/inbound",
+    botmsg: "/api/v1/channels/botmsg/webhook",
+    microblog: "/api/channels/microblog",
+    teamchat: "/api/v1/channels/teamchat/webhook",
+  };
+  return paths[type] ? `${base}${paths[type]}` : null;
+}
+
+export { channelTypes };

@@ -1,0 +1,48 @@
+import { AppError } from "../errors.js";
+import type { WebhookRequest } from "./adapter.js";
+
+// Provider payloads are read defensively: a field of an unexpected type is treated as absent, never trusted.
+
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+export const asObject = (v: unknown): Record<string, unknown> => (isObject(v) ? v : {});
+
+/** A string or number field as text (providers send ids as either). */
+export function asText(v: unknown): string | null {
+  if (typeof v === "string") return v;
+  if (typeof v === "number" && Number.isFinite(v)) return String(v);
+  return null;
+}
+
+/** The raw body as a JSON object, or 422 VALIDATION. */
+export function jsonBody(req: WebhookRequest): Record<string, unknown> {
+  let body: unknown;
+  try {
+    body = JSON.parse(req.rawBody.toString("utf8"));
+  } catch {
+    throw new AppError("VALIDATION", "Request body is not valid JSON", [{ path: "body", message: "malformed JSON" }]);
+  }
+  if (!isObject(body)) {
+    throw new AppError("VALIDATION", "Request body must be a JSON object", [{ path: "body", message: "object expected" }]);
+  }
+  return body;
+}
+
+/** The raw body as form fields (application/x-www-form-urlencoded), in the order sent. */
+export function formBody(req: WebhookRequest): Record<string, string> {
+  return Object.fromEntries(new URLSearchParams(req.rawBody.toString("utf8")));
+}
+
+/** A phone number as E.164 with a leading + (providers send digits, with or without it). */
+export function e164(phone: string | null | undefined): string | null {
+  const digits = phone?.replace(/[^\d]/g, "");
+  return digits && digits.length >= 6 ? `+${digits}` : null;
+}
+
+/** A customer known by phone number: replies go to it in E.164; a sender that is no number keeps its raw id. */
+export function phoneCustomer(number: string): { id: string; phone: string | null } {
+  const phone = e164(number);
+  return { id: phone ?? number, phone };
+}

@@ -1,0 +1,28 @@
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+
+export function hmac(algorithm: "sha1" | "sha256", key: string, data: string | Buffer, encoding: "hex" | "base64"): string {
+  return createHmac(algorithm, key).update(data).digest(encoding);
+}
+
+/**
+ * Timing-safe comparison of two strings of any lengths: their SHA-256 digests are compared, so
+ * neither the content nor the length of the expected value leaks through timing.
+ */
+export function safeEqual(received: string | null | undefined, expected: string): boolean {
+  if (typeof received !== "string") return false;
+  const a = createHash("sha256").update(received).digest();
+  const b = createHash("sha256").update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+/** What `channels.webhook_token_hash` holds: a channel is found by its token without storing the token in clear. */
+export function webhookTokenHash(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+/** Meta's `X-Hub-Signature-256: sha256=<hex HMAC-SHA256(app secret, raw body)>` (chat app, page messaging). */
+export function verifyMetaSignature(rawBody: Buffer, header: string | string[] | undefined, appSecret: string): boolean {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value?.startsWith("sha256=")) return false;
+  return safeEqual(value.slice("sha256=".length).toLowerCase(), hmac("sha256", appSecret, rawBody, "hex"));
+}

@@ -1,0 +1,44 @@
+import type { Prisma } from "../db/generated/prisma/client.js";
+import type { Services } from "../services.js";
+import type { ChannelSettings, ChannelType, ConfiguredChannel } from "./adapter.js";
+import { webhookTokenHash } from "./signatures.js";
+
+type ChannelRow = Prisma.ChannelGetPayload<object>;
+
+/** A channel row with its credentials decrypted, for the webhook and send paths only. */
+export function openChannel(services: Pick<Services, "secrets">, row: ChannelRow): ConfiguredChannel {
+  return {
+    id: row.id,
+    tenantId: row.tenantId,
+    type: row.type as ChannelType,
+    routingKey: row.routingKey,
+    enabled: row.enabled,
+    credentials: row.credentials ? services.secrets.openJson<Record<string, string>>(row.credentials) : {},
+    settings: (row.settings ?? {}) as ChannelSettings,
+  };
+}
+
+/** The enabled channel of this type that owns a routing key, across tenants (webhooks identify the tenant this way). */
+export async function channelByRoutingKey(services: Services, type: ChannelType, routingKey: string) {
+  const row = await services.db.prisma.channel.findUnique({ where: { type_routingKey: { type, routingKey } } });
+  return row?.enabled ? openChannel(services, row) : null;
+}
+
+/** The enabled channel of these types whose webhook token this is. */
+export async function channelByToken(services: Services, types: ChannelType[], token: string) {
+  const row = await services.db.prisma.channel.findFirst({
+    where: { type: { in: types }, webhookTokenHash: webhookTokenHash(token), enabled: true },
+  });
+  return row ? openChannel(services, row) : null;
+}
+
+export async function channelById(services: Services, id: string) {
+  const row = await services.db.prisma.channel.findUnique({ where: { id } });
+  return row ? openChannel(services, row) : null;
+}
+
+/** Every enabled channel of a type, across tenants: for provider checks that name no account (X's CRC, Slack's URL check). */
+export async function enabledChannelsOf(services: Services, type: ChannelType) {
+  const rows = await services.db.prisma.channel.findMany({ where: { type, enabled: true } });
+  return rows.map((row) => openChannel(services, row));
+}

@@ -1,0 +1,167 @@
+import type { Response } from "express";
+import { z } from "zod";
+import { AppError } from "../errors.js";
+import { PermanentJobError } from "../jobs/queue.js";
+import type { Services } from "../services.js";
+import type { ChannelAdapter, ChannelEvent, ConfiguredChannel, WebhookEndpoint, WebhookRequest } from "./adapter.js";
+import { cutAtBoundary } from "./format.js";
+import { asArray, asObject, asText, formBody, isObject } from "./payload.js";
+import { ProviderError, postJson } from "./provider-http.js";
+import { hmac, safeEqual } from "./signatures.js";
+import { enabledChannelsOf } from "./store.js";
+
+// The team-chat channel (Slack Events API; ../shared/providers/slack.md). Each Slack thread is a
+// conversation: its customer id is `<channel>:<thread ts>` and replies go into that thread.
+
+const credentials = z.object({
+  team_id: z.string().regex(/^[TE][A-Z0-9]{2,30}$/, "the workspace id, T…"),
+  bot_token: z.string().regex(/^xoxb-[A-Za-z0-9-]{10,250}$/, "the app's bot token for this workspace, xoxb-…"),
+  signing_secret: z.string().regex(/^[A-Za-z0-9_-]{16,100}$/, "the app's signing secret (Basic Information page)"),
+});
+type Credentials = z.infer<typeof credentials>;
+
+/** Slack's own replay window: a signed request older (or newer) than this is refused. */
+const replayWindowSeconds = 5 * 60;
+
+/** Markdown as Slack's mrkdwn: `*bold*`, `_italic_`, `~strike~`, `<url|label>` links, `&<>` escaped. */
+export function toMrkdwn(markdown: string): string {
+  const links: string[] = [];
+  // Links are set aside first: their URLs must keep their own characters.
+  const withoutLinks = markdown.replace(/\[([^\]]+)\]\((https?:[^)\s]+)\)/g, (_m, label: string, url: string) => {
+    links.push(`<${url}|${escapeMrkdwn(label)}>`);
+    return `\uE000${links.length - 1}\uE000`;
+  });
+  return escapeMrkdwn(withoutLinks)
+    .replace(/^\s{0,3}#{1,6}\s+(.+)$/gm, "*$1*")
+    .replace(/^(\s*)[-+*]\s+/gm, "$1• ")
+    .replace(/(^|[^\w*])\*(?=\S)([^*\n]*?\S)\*(?!\w)/g, "$1_$2_")
+    .replace(/(\*\*|__)(?=\S)([\s\S]*?\S)\1/g, "*$2*")
+    .replace(/~~(.+?)~~/g, "~$1~")
+    .replace(/\uE000(\d+)\uE000/g, (_m, i: string) => links[Number(i)]!)
+    .trim();
+}
+
+function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** A customer's Slack text as plain text: mentions of the bot removed, links and entities resolved. */
+function plainText(text: string, botUserId: string | null): string {
+  return text
+    .replace(/<@([A-Z0-9]+)(\|[^>]*)?>/g, (_m, id: string) => (id === botUserId ? "" : `@${id}`))
+    .replace(/<(https?:[^|>]+)\|([^>]+)>/g, "$2 ($1)")
+    .replace(/<(https?:[^>]+)>/g, "$1")
+    .replace(/<[#!]([^|>]+)(\|([^>]*))?>/g, (_m, id: string, _l, label?: string) => label || id)
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&")
+    .trim();
+}
+
+// Errors that waiting cannot fix: the token, the app's installation or the channel is gone.
+const retryableErrors = new Set(["internal_error", "fatal_error", "service_unavailable", "request_timeout", "ratelimited"]);
+
+export const teamchat: ChannelAdapter<Credentials> = {
+  type: "teamchat",
+  credentials,
+  secretFields: ["bot_token", "signing_secret"],
+  routingKeyOf: (c) => c.team_id,
+  // Slack truncates at 40,000 characters but advises 4,000 for a readable message.
+  format: (text, settings) => cutAtBoundary(toMrkdwn(text), Math.min(4000, settings.maxReplyChars ?? 4000)),
+  async send({ channel, config, signal }, message) {
+    const [slackChannel, threadTs] = message.to.split(":");
+    const answer = await postJson<{ ok?: boolean; error?: string; ts?: string }>(
+      `${config.SLACK_API_URL.replace(/\/$/, "")}/chat.postMessage`,
+      { channel: slackChannel, text: message.text, thread_ts: threadTs, unfurl_links: false },
+      { authorization: `Bearer ${channel.credentials.bot_token}`, "content-type": "application/json; charset=utf-8" },
+      signal,
+    );
+    // Slack answers 200 even when it refuses: `ok` says what happened.
+    if (answer.ok !== true) {
+      const error = answer.error ?? "unknown_error";
+      if (retryableErrors.has(error)) throw new ProviderError(`Slack answered ${error}`, 200);
+      throw new PermanentJobError(`Slack refused the message: ${error}`);
+    }
+    return { providerMessageId: answer.ts ?? null };
+  },
+};
+
+/** Slack's v0 signature over `v0:<timestamp>:<raw body>`, within the replay window. */
+export function verifySlackSignature(req: WebhookRequest, signingSecret: string, now = Date.now()): boolean {
+  const header = (name: string) => {
+    const v = req.headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  const timestamp = header("x-slack-request-timestamp");
+  const signature = header("x-slack-signature");
+  if (!timestamp || !/^\d{1,12}$/.test(timestamp) || !signature) return false;
+  if (Math.abs(now / 1000 - Number(timestamp)) > replayWindowSeconds) return false;
+  const base = Buffer.concat([Buffer.from(`v0:${timestamp}:`), req.rawBody]);
+  return safeEqual(signature, `v0=${hmac("sha256", signingSecret, base, "hex")}`);
+}
+
+const verify = (req: WebhookRequest, channel: ConfiguredChannel) =>
+  Boolean(channel.credentials.signing_secret) && verifySlackSignature(req, channel.credentials.signing_secret!);
+
+function jsonOrNull(req: WebhookRequest): Record<string, unknown> | null {
+  try {
+    const body: unknown = JSON.parse(req.rawBody.toString("utf8"));
+    return isObject(body) ? body : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A person's message to the bot: a direct message, a message in a channel the bot is in, or a
+ * mention. Bot messages (our own replies among them), edits, deletions and joins are not.
+ */
+function parse(req: WebhookRequest): ChannelEvent[] {
+  const body = jsonOrNull(req);
+  if (!body)
+    throw new AppError("VALIDATION", "Request body is not a Slack event", [{ path: "body", message: "JSON object expected" }]);
+  if (asText(body.type) !== "event_callback") return [];
+  const teamId = asText(body.team_id);
+  const event = asObject(body.event);
+  const botUserId = asText(asObject(asArray(body.authorizations)[0]).user_id);
+  const type = asText(event.type);
+  const channel = asText(event.channel);
+  const ts = asText(event.ts);
+  const user = asText(event.user);
+  if (!teamId || !channel || !ts || !user || (type !== "message" && type !== "app_mention")) return [];
+  if (event.bot_id !== undefined || event.subtype !== undefined || user === botUserId) return [];
+  const text = plainText(asText(event.text) ?? "", botUserId);
+  const thread = asText(event.thread_ts) ?? ts;
+  return [
+    {
+      type: "teamchat",
+      routingKey: teamId,
+      // A mention in a channel arrives twice (as `message` and as `app_mention`, with different
+      // event ids): the message's own channel and timestamp identify it once.
+      providerMessageId: `${channel}:${ts}`,
+      customer: { id: `${channel}:${thread}`, name: user },
+      text: text || null,
+      kind: text ? "text" : asArray(event.files).length ? "file" : "empty",
+    },
+  ];
+}
+
+export const teamchatWebhook: WebhookEndpoint = { types: ["teamchat"], parse, verify };
+
+/**
+ * Slack's checks that name no workspace: `ssl_check` (unsigned, answered 200) and the signed
+ * `url_verification`, answered with its challenge when it is signed by a configured app's secret.
+ * Returns false for event deliveries, which the webhook path handles.
+ */
+export async function answerSlackHandshake(services: Services, req: WebhookRequest, res: Response): Promise<boolean> {
+  if (formBody(req).ssl_check === "1") {
+    res.status(200).end();
+    return true;
+  }
+  const body = jsonOrNull(req);
+  if (asText(body?.type) !== "url_verification") return false;
+  const channels = await enabledChannelsOf(services, "teamchat");
+  if (!channels.some((c) => verify(req, c))) throw new AppError("AUTH_INVALID", "Invalid Slack signature");
+  res.status(200).json({ challenge: asText(body?.challenge) ?? "" });
+  return true;
+}

@@ -1,0 +1,167 @@
+import express, { type Request, type RequestHandler, type Response } from "express";
+import { AppError } from "../errors.js";
+import { applyDecision, type RateLimits } from "../http/rate-limit.js";
+import type { Services } from "../services.js";
+import { effectiveRateLimit } from "../tenants/settings.js";
+import type { ChannelEvent, ConfiguredChannel, WebhookEndpoint, WebhookRequest } from "./adapter.js";
+import { inboundQueue } from "./inbound-job.js";
+import { adapterFor } from "./registry.js";
+import { safeEqual } from "./signatures.js";
+import { channelByRoutingKey, channelByToken } from "./store.js";
+
+export const webhookBodyLimit = 1024 * 1024;
+
+/** Form posts (Twilio, Africa's Talking) kept as bytes: their signatures cover the exact body. */
+export const keepRawBody: RequestHandler = express.raw({ type: () => true, limit: webhookBodyLimit });
+
+/** The request as the provider sent it. JSON bodies were kept raw by the app's JSON parser. */
+export function webhookRequest(services: Services, req: Request): WebhookRequest {
+  const rawBody = req.rawBody ?? (Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+  // Behind a proxy the provider signed the public address, not the one this process sees.
+  const base = services.config.PUBLIC_BASE_URL?.replace(/\/$/, "") ?? `${req.protocol}://${req.get("host")}`;
+  return {
+    method: req.method,
+    url: `${base}${req.originalUrl}`,
+    query: req.query as Record<string, string | undefined>,
+    headers: req.headers,
+    rawBody,
+  };
+}
+
+/** The id that makes a redelivery recognisable: unique per channel, as providers number per account or bot. */
+export function providerMessageKey(channel: ConfiguredChannel, event: Pick<ChannelEvent, "providerMessageId">): string {
+  return `${channel.type}:${channel.routingKey}:${event.providerMessageId}`;
+}
+
+async function channelOfToken(services: Services, endpoint: WebhookEndpoint, req: WebhookRequest) {
+  const token = endpoint.tokenOf?.(req);
+  if (!token) throw new AppError("AUTH_INVALID", "Missing webhook token");
+  const channel = await channelByToken(services, endpoint.types, token);
+  const expected = channel ? adapterFor(channel.type).webhookTokenOf?.(channel.credentials) : null;
+  if (!channel || !expected || !safeEqual(token, expected)) throw new AppError("AUTH_INVALID", "Unknown webhook token");
+  return channel;
+}
+
+/**
+ * Every event with the tenant channel it belongs to. Events for routing keys no tenant owns are
+ * dropped (and logged) rather than refused, so that a provider does not retry them forever; a
+ * request whose signature does not match a channel it names is refused whole.
+ */
+async function routeEvents(
+  services: Services,
+  endpoint: WebhookEndpoint,
+  req: WebhookRequest,
+  events: ChannelEvent[],
+  tokenChannel: ConfiguredChannel | null,
+) {
+  const routed: Array<{ event: ChannelEvent; channel: ConfiguredChannel }> = [];
+  const channels = new Map<string, ConfiguredChannel | null>();
+  for (const event of events) {
+    let channel = tokenChannel;
+    if (!channel) {
+      const key = `${event.type}:${event.routingKey}`;
+      if (!channels.has(key)) {
+        const found = event.routingKey ? await channelByRoutingKey(services, event.type, event.routingKey) : null;
+        if (found && !endpoint.verify?.(req, found)) throw new AppError("AUTH_INVALID", "Invalid webhook signature");
+        channels.set(key, found);
+      }
+      channel = channels.get(key) ?? null;
+    }
+    if (!channel) {
+      services.logger.info(
+        { type: event.type, routingKey: event.routingKey },
+        "webhook event for no configured channel: ignored",
+      );
+      continue;
+    }
+    if (channel.type !== event.type) continue;
+    routed.push({ event, channel });
+  }
+  return routed;
+}
+
+/** Webhooks are counted per tenant channel (DESIGN §3), with the tenant's own limit. */
+async function countPerChannel(services: Services, limits: RateLimits, res: Response, channels: ConfiguredChannel[]) {
+  const seen = new Set<string>();
+  for (const channel of channels) {
+    if (seen.has(channel.id)) continue;
+    seen.add(channel.id);
+    const tenant = await services.db.prisma.tenant.findUnique({ where: { id: channel.tenantId }, select: { settings: true } });
+    applyDecision(
+      res,
+      await limits.consume(`channel:${channel.id}`, effectiveRateLimit(tenant?.settings ?? {}, services.config)),
+    );
+  }
+}
+
+/**
+ * The webhook's events with the tenant channels they belong to: authenticated, routed, and counted
+ * against each channel's rate limit. What synchronous channels (USSD, voice) answer within the request.
+ */
+export async function verifiedEvents(
+  services: Services,
+  limits: RateLimits,
+  endpoint: WebhookEndpoint,
+  req: WebhookRequest,
+  res: Response,
+): Promise<Array<{ event: ChannelEvent; channel: ConfiguredChannel }>> {
+  // A token is checked before the body is read: without it the request is nobody's.
+  const tokenChannel = endpoint.tokenOf ? await channelOfToken(services, endpoint, req) : null;
+  const routed = await routeEvents(services, endpoint, req, endpoint.parse(req), tokenChannel);
+  if (routed.length) {
+    await countPerChannel(
+      services,
+      limits,
+      res,
+      routed.map((r) => r.channel),
+    );
+  }
+  return routed;
+}
+
+/**
+ * Accepts the customer messages of a webhook: stored as inbound jobs in one transaction (nothing is
+ * lost once the provider has its 200), and processed by a worker; a redelivered message is dropped here
+ * when it was already handled, and in the pipeline when it races its first delivery.
+ */
+export async function acceptWebhook(
+  services: Services,
+  limits: RateLimits,
+  endpoint: WebhookEndpoint,
+  req: WebhookRequest,
+  res: Response,
+): Promise<number> {
+  const routed = await verifiedEvents(services, limits, endpoint, req, res);
+  if (!routed.length) return 0;
+  const fresh: typeof routed = [];
+  for (const item of routed) {
+    const providerMessageId = providerMessageKey(item.channel, item.event);
+    const seen = await services.db.prisma.message.findFirst({
+      where: { tenantId: item.channel.tenantId, providerMessageId },
+      select: { id: true },
+    });
+    if (!seen) fresh.push(item);
+  }
+  await services.db.prisma.$transaction(async (tx) => {
+    for (const { event, channel } of fresh) {
+      const providerMessageId = providerMessageKey(channel, event);
+      await services.jobs.enqueue(
+        {
+          queue: inboundQueue,
+          tenantId: channel.tenantId,
+          payload: { channelId: channel.id, providerMessageId, event: { ...event } },
+          dedupeKey: providerMessageId,
+        },
+        tx,
+      );
+    }
+  });
+  if (fresh.length) services.jobs.announce(inboundQueue);
+  return fresh.length;
+}
+
+/** Sends the provider's acknowledgement. */
+export function acknowledge(res: Response, endpoint: WebhookEndpoint): void {
+  const ack = endpoint.ack ?? { contentType: "application/json", body: '{"ok":true}' };
+  res.status(200).type(ack.contentType).send(ack.body);
+}

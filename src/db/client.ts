@@ -1,0 +1,116 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { PrismaClient } from "./generated/prisma/client.js";
+
+/** Plain SQL next to Prisma: migrations, locking queries of the job queue, vector search. */
+export interface SqlRunner {
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  exec(text: string): Promise<void>;
+}
+
+export interface Database {
+  kind: "pglite" | "postgres";
+  prisma: PrismaClient;
+  sql: SqlRunner;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** PostgreSQL connection string; when absent the embedded PGlite database is used. */
+  url?: string;
+  /** Where PGlite keeps its files, or `memory://` for a throw-away database. */
+  pgliteDir?: string;
+  poolSize?: number;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.url) return openPostgres(options.url, options.poolSize ?? 10);
+  return openPGlite(options.pgliteDir ?? "./data/pglite");
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle connection dropped by the server (restart, failover, DROP DATABASE) must not crash the
+  // process: pg emits it on the pool, and Prisma removes its own listener when it disconnects.
+  pool.on("error", () => undefined);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    kind: "postgres",
+    prisma,
+    sql: {
+      async query(text, params) {
+        const result = await pool.query(text, params as unknown[]);
+        return result.rows;
+      },
+      async exec(text) {
+        await pool.query(text);
+      },
+    },
+    async close() {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
+/**
+ * PGlite is one process's database (DESIGN §5): a second process opening the same directory would
+ * corrupt it, so the directory is locked with the owner's pid and a second opener is refused.
+ */
+function lockDataDir(dir: string): () => void {
+  const lockFile = `${path.resolve(dir)}.lock`;
+  mkdirSync(path.dirname(lockFile), { recursive: true });
+  try {
+    writeFileSync(lockFile, String(process.pid), { flag: "wx" });
+  } catch {
+    const owner = Number(readFileSync(lockFile, "utf8"));
+    if (owner && owner !== process.pid && isAlive(owner)) {
+      throw new Error(
+        `The embedded database ${dir} is in use by process ${owner} (a running Parley). Stop it first, or use DATABASE_URL.`,
+      );
+    }
+    writeFileSync(lockFile, String(process.pid));
+  }
+  return () => rmSync(lockFile, { force: true });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+async function openPGlite(dir: string): Promise<Database> {
+  const unlock = dir.startsWith("memory://") ? () => undefined : lockDataDir(dir);
+  const lite = await PGlite.create(dir, { extensions: { vector } }).catch((err) => {
+    unlock();
+    throw err;
+  });
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(lite) });
+  return {
+    kind: "pglite",
+    prisma,
+    sql: {
+      async query(text, params) {
+        const result = await lite.query(text, params as unknown[]);
+        return result.rows as never[];
+      },
+      async exec(text) {
+        await lite.exec(text);
+      },
+    },
+    async close() {
+      await prisma.$disconnect();
+      await lite.close();
+      unlock();
+    },
+  };
+}

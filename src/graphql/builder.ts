@@ -1,0 +1,54 @@
+import SchemaBuilder from "@pothos/core";
+import PrismaPlugin from "@pothos/plugin-prisma";
+import ScopeAuthPlugin from "@pothos/plugin-scope-auth";
+import { DateTimeISOResolver, JSONResolver } from "graphql-scalars";
+import { can, type Permission } from "../auth/roles.js";
+import type PrismaTypes from "../db/generated/pothos-types.js";
+import { getDatamodel } from "../db/generated/pothos-types.js";
+import type { PrismaClient } from "../db/generated/prisma/client.js";
+import { AppError } from "../errors.js";
+import type { GraphQLContext } from "./context.js";
+
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  PrismaTypes: PrismaTypes;
+  AuthScopes: { authenticated: boolean; permission: Permission };
+  Scalars: {
+    DateTime: { Input: Date; Output: Date | string };
+    JSON: { Input: unknown; Output: unknown };
+    File: { Input: File; Output: never };
+  };
+  DefaultFieldNullability: false;
+}>({
+  defaultFieldNullability: false,
+  plugins: [ScopeAuthPlugin, PrismaPlugin],
+  prisma: {
+    // Every Prisma-backed field reads through the caller's tenant-scoped client (src/db/tenant-scope.ts).
+    client: (ctx) => ctx.db as unknown as PrismaClient,
+    dmmf: getDatamodel(),
+    filterConnectionTotalCount: true,
+    onUnusedQuery: null,
+  },
+  scopeAuth: {
+    authScopes: (ctx) => ({
+      authenticated: ctx.principal !== null,
+      permission: (perm) => ctx.principal !== null && can(ctx.principal.role, perm),
+    }),
+    unauthorizedError: (_parent, ctx) =>
+      ctx.principal === null
+        ? new AppError("AUTH_INVALID", "Missing or invalid API key")
+        : new AppError("FORBIDDEN", `The ${ctx.principal.role} role may not do this`),
+  },
+});
+
+builder.addScalarType("DateTime", DateTimeISOResolver);
+builder.addScalarType("JSON", JSONResolver);
+builder.scalarType("File", {
+  description: "A file sent as multipart/form-data (GraphQL multipart request spec)",
+  serialize: () => {
+    throw new Error("File is an input-only scalar");
+  },
+});
+builder.queryType({});
+builder.mutationType({});
+builder.subscriptionType({});

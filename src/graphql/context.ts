@@ -1,0 +1,23 @@
+import type { Principal } from "../auth/principal.js";
+import { scopeToTenant, type TenantDb } from "../db/tenant-scope.js";
+import type { Services } from "../services.js";
+
+export interface GraphQLContext {
+  services: Services;
+  principal: Principal | null;
+  requestId: string;
+  /**
+   * The caller's tenant-scoped data access. Without a principal it is scoped to no tenant at all,
+   * so a field that forgot its auth scope still reads nothing. (Plain properties, not getters:
+   * yoga copies the context object.)
+   */
+  db: TenantDb;
+  tenantId: string;
+}
+
+const noTenant = "";
+
+export function buildContext(services: Services, principal: Principal | null, requestId: string): GraphQLContext {
+  const tenantId = principal?.tenantId ?? noTenant;
+  return { services, principal, requestId, db: scopeToTenant(services.db.prisma, tenantId), tenantId };
+}

@@ -1,0 +1,33 @@
+import { GraphQLError } from "graphql";
+import { AppError, isErrorCode } from "../errors.js";
+
+/**
+ * The one translation from a thrown error to what a GraphQL client sees: the spec's code in
+ * `extensions.code`, field details for VALIDATION, and nothing of an unexpected error but INTERNAL.
+ */
+export function toGraphQLError(error: unknown): GraphQLError {
+  const original = error instanceof GraphQLError && error.originalError ? error.originalError : error;
+  const path = error instanceof GraphQLError ? error.path : undefined;
+  if (original instanceof AppError) {
+    return new GraphQLError(original.message, {
+      path,
+      extensions: { code: original.code, ...(original.details ? { details: original.details } : {}) },
+    });
+  }
+  if (error instanceof GraphQLError && !error.originalError) {
+    // Parse, validation and variable coercion errors: the request itself is wrong.
+    const code = isErrorCode(error.extensions?.code) ? error.extensions.code : "VALIDATION";
+    return new GraphQLError(error.message, { path, nodes: error.nodes, extensions: { code } });
+  }
+  return new GraphQLError("Internal server error", { path, extensions: { code: "INTERNAL" } });
+}
+
+/** The first error of a GraphQL result as an AppError, for the REST shim. */
+export function toAppError(errors: readonly GraphQLError[]): AppError {
+  const first = errors[0];
+  const mapped = first ? toGraphQLError(first) : undefined;
+  const code = mapped?.extensions.code;
+  if (!mapped || !isErrorCode(code)) return new AppError("INTERNAL", "Internal server error");
+  const details = mapped.extensions.details as AppError["details"];
+  return new AppError(code, mapped.message, details);
+}

@@ -1,0 +1,97 @@
+import type { ChannelType } from "../../channels/adapter.js";
+import { getChannel, maskedCredentials, saveChannel, webhookUrl } from "../../channels/config.js";
+import { notFound } from "../../errors.js";
+import { builder } from "../builder.js";
+import { ChannelEnum } from "./conversations.js";
+
+export const ChannelConfig = builder.prismaObject("Channel", {
+  name: "ChannelConfig",
+  description: "A tenant's channel: its provider account, credentials (secrets masked) and reply settings",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    type: t.field({ type: ChannelEnum, resolve: (c) => c.type as ChannelType }),
+    name: t.exposeString("name"),
+    enabled: t.exposeBoolean("enabled"),
+    routingKey: t.exposeString("routingKey", {
+      description: "The provider's identifier that routes inbound events to this channel (phone number id, page id…)",
+    }),
+    credentials: t.field({
+      type: "JSON",
+      description: "Identifiers in clear, secrets masked: secrets are write-only",
+      resolve: (c, _args, ctx) => maskedCredentials(ctx.services, c),
+    }),
+    settings: t.expose("settings", { type: "JSON" }),
+    webhookUrl: t.string({
+      nullable: true,
+      description: "The address to paste in the provider's console",
+      resolve: (c, _args, ctx) => webhookUrl(ctx.services, c.type),
+    }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+  }),
+});
+
+builder.queryField("channels", (t) =>
+  t.prismaField({
+    type: ["Channel"],
+    description: "The tenant's configured channels",
+    authScopes: { permission: "read" },
+    resolve: (query, _root, _args, ctx) =>
+      ctx.db.channel.findMany({ ...query, orderBy: [{ type: "asc" }, { createdAt: "asc" }] }),
+  }),
+);
+
+builder.queryField("channel", (t) =>
+  t.prismaField({
+    type: "Channel",
+    authScopes: { permission: "read" },
+    args: { ref: t.arg.string({ required: true, description: "The channel's id, or its type when the tenant has one of it" }) },
+    resolve: (_query, _root, args, ctx) => getChannel(ctx.db, args.ref),
+  }),
+);
+
+const SavedChannel = builder.objectRef<{ id: string; created: boolean }>("SavedChannel").implement({
+  fields: (t) => ({
+    created: t.exposeBoolean("created"),
+    channel: t.prismaField({
+      type: "Channel",
+      resolve: (query, saved, _args, ctx) => ctx.db.channel.findUniqueOrThrow({ ...query, where: { id: saved.id } }),
+    }),
+  }),
+});
+
+builder.mutationField("saveChannel", (t) =>
+  t.field({
+    type: SavedChannel,
+    description:
+      "Creates or changes a channel. `ref` is a channel id, or a channel type (created on first save). Credentials merge into the stored ones; null removes a field",
+    authScopes: { permission: "configure" },
+    args: {
+      ref: t.arg.string({ required: true }),
+      name: t.arg.string({ required: false }),
+      enabled: t.arg.boolean({ required: false }),
+      credentials: t.arg({ type: "JSON", required: false }),
+      settings: t.arg({ type: "JSON", required: false }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const { ref, ...input } = args;
+      const saved = await saveChannel(ctx, ref, input);
+      return { id: saved.row.id, created: saved.created };
+    },
+  }),
+);
+
+builder.mutationField("deleteChannel", (t) =>
+  t.field({
+    type: "ID",
+    description: "Removes a channel; its conversations stay, without a channel to reply through",
+    authScopes: { permission: "configure" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const id = String(args.id);
+      const { count } = await ctx.db.channel.deleteMany({ where: { id } });
+      if (!count) throw notFound("Channel");
+      return id;
+    },
+  }),
+);

@@ -1,0 +1,165 @@
+import { z } from "zod";
+import { notFound } from "../../errors.js";
+import type { InboundMessage } from "../../pipeline/inbound.js";
+import { handleInbound, type PipelineResult, type ReplyMetadata } from "../../pipeline/index.js";
+import { EventChannel } from "../../pipeline/stream.js";
+import { builder } from "../builder.js";
+import type { GraphQLContext } from "../context.js";
+import { toGraphQLError } from "../errors.js";
+import { parseInput } from "../validate.js";
+
+export const maxMessageLength = 4_000;
+const chatChannels = ["api", "widget"] as const;
+
+interface ChatReplyShape {
+  response: string;
+  conversationId: string;
+  messageId: string | null;
+  metadata: ReplyMetadata;
+}
+
+const ChatSource = builder.objectRef<ReplyMetadata["sources"][number]>("ChatSource").implement({
+  fields: (t) => ({
+    sourceId: t.exposeID("sourceId"),
+    title: t.exposeString("title"),
+    url: t.exposeString("url", { nullable: true }),
+    page: t.exposeInt("page", { nullable: true }),
+    similarity: t.exposeFloat("similarity"),
+  }),
+});
+
+const ChatMetadata = builder.objectRef<ReplyMetadata>("ChatMetadata").implement({
+  fields: (t) => ({
+    intent: t.exposeString("intent"),
+    confidence: t.exposeFloat("confidence"),
+    agentType: t.exposeString("agentType", { description: "faq, support, smalltalk, handoff, fallback (not grounded), human" }),
+    tokensUsed: t.exposeInt("tokensUsed"),
+    sources: t.field({ type: [ChatSource], resolve: (m) => m.sources }),
+  }),
+});
+
+export const ChatReply = builder.objectRef<ChatReplyShape>("ChatReply").implement({
+  description: "The spec's Chat reply",
+  fields: (t) => ({
+    response: t.exposeString("response"),
+    conversationId: t.exposeID("conversationId"),
+    messageId: t.exposeID("messageId", { nullable: true, description: "Null when a human has the conversation" }),
+    metadata: t.field({ type: ChatMetadata, resolve: (r) => r.metadata }),
+  }),
+});
+
+interface ChatEventShape {
+  type: "meta" | "delta" | "done" | "error";
+  conversationId?: string;
+  messageId?: string;
+  text?: string;
+  reply?: ChatReplyShape;
+  error?: { error: string; code: string };
+}
+
+const ChatError = builder.objectRef<{ error: string; code: string }>("ChatError").implement({
+  fields: (t) => ({ error: t.exposeString("error"), code: t.exposeString("code") }),
+});
+
+const ChatEvent = builder.objectRef<ChatEventShape>("ChatEvent").implement({
+  description: "meta (ids), delta (text as generated), done (the full reply), error",
+  fields: (t) => ({
+    type: t.exposeString("type"),
+    conversationId: t.exposeID("conversationId", { nullable: true }),
+    messageId: t.exposeID("messageId", { nullable: true }),
+    text: t.exposeString("text", { nullable: true }),
+    reply: t.field({ type: ChatReply, nullable: true, resolve: (e) => e.reply ?? null }),
+    error: t.field({ type: ChatError, nullable: true, resolve: (e) => e.error ?? null }),
+  }),
+});
+
+const shuttingDown = { error: "The service is restarting: please send your message again", code: "INTERNAL" };
+
+const chatInput = z.object({
+  message: z.string().trim().min(1, "must not be empty").max(maxMessageLength, `must be at most ${maxMessageLength} characters`),
+  conversationId: z.string().max(100).optional(),
+  channel: z.enum(chatChannels).default("api"),
+});
+
+const chatArgs = builder.args((t) => ({
+  message: t.string({ required: true }),
+  conversationId: t.id({ required: false, description: "Continue this conversation; omitted: start a new one" }),
+  channel: t.string({ required: false, description: "api (default) or widget" }),
+}));
+
+/** Validated input; an unknown (or another tenant's) conversation is refused before any work starts. */
+async function inboundOf(ctx: GraphQLContext, args: unknown): Promise<InboundMessage> {
+  const input = parseInput(chatInput, args);
+  if (
+    input.conversationId &&
+    !(await ctx.db.conversation.findUnique({ where: { id: input.conversationId }, select: { id: true } }))
+  ) {
+    throw notFound("Conversation");
+  }
+  return {
+    tenantId: ctx.tenantId,
+    channel: input.channel,
+    customer: { id: null },
+    text: input.message,
+    conversationId: input.conversationId ?? null,
+  };
+}
+
+function replyOf(result: PipelineResult): ChatReplyShape {
+  return {
+    response: result.reply?.text ?? "",
+    conversationId: result.conversationId,
+    messageId: result.reply?.id ?? null,
+    metadata: result.reply?.metadata ?? { intent: "none", confidence: 0, agentType: "human", tokensUsed: 0, sources: [] },
+  };
+}
+
+builder.mutationField("chat", (t) =>
+  t.field({
+    type: ChatReply,
+    description: "Sends a customer message through the pipeline and returns the reply",
+    authScopes: { permission: "converse" },
+    args: chatArgs,
+    resolve: async (_root, args, ctx) => replyOf(await handleInbound(ctx.services, await inboundOf(ctx, args))),
+  }),
+);
+
+builder.subscriptionField("chatStream", (t) =>
+  t.field({
+    type: ChatEvent,
+    description: "The same as chat, streamed: meta, then delta events as the answer is generated, then done (or error)",
+    authScopes: { permission: "converse" },
+    args: chatArgs,
+    subscribe: async (_root, args, ctx) => {
+      const inbound = await inboundOf(ctx, args);
+      const events = new EventChannel<ChatEventShape>();
+      // A stopping instance cuts its answers short rather than have a slow model hold the shutdown up: what was
+      // said is kept (marked partial) and the customer is asked to send the message again.
+      const shutdown = ctx.services.shutdown.signal;
+      const stop = () => events.abort.abort();
+      if (shutdown.aborted) stop();
+      else shutdown.addEventListener("abort", stop, { once: true });
+      handleInbound(ctx.services, inbound, {
+        signal: events.abort.signal,
+        onStart: (ids) => events.push({ type: "meta", ...ids }),
+        onDelta: (text) => events.push({ type: "delta", text }),
+      })
+        .then(
+          (result) => events.push({ type: "done", reply: replyOf(result) }),
+          (err) => {
+            const error = toGraphQLError(err);
+            events.push({
+              type: "error",
+              error: shutdown.aborted ? shuttingDown : { error: error.message, code: String(error.extensions.code) },
+            });
+          },
+        )
+        .finally(() => {
+          shutdown.removeEventListener("abort", stop);
+          events.end();
+        });
+      return events;
+    },
+    resolve: (event) => event,
+  }),
+);

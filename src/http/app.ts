@@ -1,0 +1,71 @@
+import express, { type Express, Router } from "express";
+import { AppError } from "../errors.js";
+import { createGraphQLHandler } from "../graphql/yoga.js";
+import { restRouter, restRoutes } from "../rest/index.js";
+import type { Services } from "../services.js";
+import { authenticate, rejectInvalidCredential } from "./auth.js";
+import { docsRouter } from "./docs.js";
+import { errorHandler } from "./errors.js";
+import { operationsRouter, requestLogging, requestMetrics } from "./observability.js";
+import { RateLimits, rateLimitByCaller } from "./rate-limit.js";
+import "./request.js";
+
+export const jsonBodyLimit = 1024 * 1024;
+
+// Paths that authenticate themselves (provider signatures, widget tokens) and count their own rate limits.
+const selfAuthenticated = /^\/api\/(channels\/|v1\/(channels|voice|widget)\/)/;
+
+// Liveness and readiness probes carry the headers but are not counted: a balancer probing from a shared
+// address must not get a 429 and take a healthy instance out of service (README, Rate limits).
+const uncountedProbes = new Set(["/healthz", "/readyz"]);
+
+/** The whole HTTP surface of one instance. */
+export function createApp(services: Services, limits = new RateLimits(services)): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", services.config.TRUST_PROXY);
+  app.set("query parser", "simple");
+
+  app.use(requestLogging(services));
+  app.use(requestMetrics(services));
+
+  // Callers with an API key (or none): counted per key, or per IP when unauthenticated, on every path so that
+  // every answer carries the RateLimit headers (probes, docs and 404s too). Before the body parser, so that a
+  // malformed or oversized body is counted and answered with the headers too.
+  const callers = Router();
+  callers.use(
+    authenticate(services),
+    rateLimitByCaller(
+      limits,
+      { max: services.config.RATE_LIMIT_MAX, windowS: services.config.RATE_LIMIT_WINDOW_S },
+      (req) => req.method === "GET" && uncountedProbes.has(req.path),
+    ),
+  );
+  app.use((req, res, next) => (selfAuthenticated.test(req.originalUrl) ? next() : callers(req, res, next)));
+  // Only the API refuses a bad key: the public documents and probes answer whoever asks.
+  app.use(["/api", "/graphql"], rejectInvalidCredential);
+
+  app.use(operationsRouter(services));
+  const routes = restRoutes(services, limits);
+  app.use(docsRouter(routes, services.config));
+
+  app.use(
+    express.json({
+      limit: jsonBodyLimit,
+      verify: (req, _res, buf) => {
+        (req as express.Request).rawBody = buf;
+      },
+    }),
+  );
+
+  const graphql = createGraphQLHandler(services);
+  app.use("/graphql", graphql as unknown as express.RequestHandler);
+
+  app.use(restRouter(routes));
+
+  app.use((req) => {
+    throw new AppError("NOT_FOUND", `No route for ${req.method} ${req.path}`);
+  });
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,45 @@
+import type { ErrorRequestHandler, Response } from "express";
+import { AppError } from "../errors.js";
+
+export function sendError(res: Response, error: AppError): void {
+  res.status(error.status).json({
+    error: error.message,
+    code: error.code,
+    ...(error.details ? { details: error.details } : {}),
+  });
+}
+
+interface BodyParserError extends Error {
+  type?: string;
+  status?: number;
+  limit?: number;
+}
+
+/** The one place an HTTP error body is made: `{error, code}` (+ `details`), never a stack trace. */
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  if (res.headersSent) {
+    req.log?.error({ err }, "error after the response started");
+    res.end();
+    return;
+  }
+  if (err instanceof AppError) {
+    if (err.status >= 500) req.log?.error({ err }, "request failed");
+    sendError(res, err);
+    return;
+  }
+  const parserError = err as BodyParserError;
+  if (parserError.type === "entity.too.large") {
+    sendError(res, new AppError("VALIDATION", `Request body is larger than ${parserError.limit} bytes`, undefined, 413));
+    return;
+  }
+  if (parserError.type === "entity.parse.failed") {
+    sendError(res, new AppError("VALIDATION", "Request body is not valid JSON", [{ path: "body", message: "malformed JSON" }]));
+    return;
+  }
+  if (parserError.type === "encoding.unsupported" || parserError.type === "charset.unsupported") {
+    sendError(res, new AppError("VALIDATION", parserError.message, undefined, 415));
+    return;
+  }
+  req.log?.error({ err }, "unexpected error");
+  sendError(res, new AppError("INTERNAL", "Internal server error"));
+};

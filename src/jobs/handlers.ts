@@ -1,0 +1,15 @@
+import { inboundQueue, processInbound } from "../channels/inbound-job.js";
+import { runResyncCheck, scheduleQueue } from "../knowledge/schedule.js";
+import { syncQueue, syncSource } from "../knowledge/sync.js";
+import { sendQueue, sendStoredReply } from "../pipeline/deliver.js";
+import type { JobHandler } from "./worker.js";
+
+/** Queue name → handler. Each job kind lives beside its domain and is listed here. */
+export const jobHandlers: Record<string, JobHandler> = {
+  [inboundQueue]: (job, services) => processInbound(services, job),
+  [sendQueue]: (job, services) => sendStoredReply(services, job),
+  [syncQueue]: (job, services) => syncSource(services, job),
+  [scheduleQueue]: async (_job, services) => {
+    await runResyncCheck(services);
+  },
+};

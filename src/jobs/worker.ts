@@ -1,0 +1,146 @@
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import type { Logger } from "pino";
+import type { Services } from "../services.js";
+import type { JobQueue, JobRecord } from "./queue.js";
+
+export type JobHandler = (job: JobRecord, services: Services) => Promise<void>;
+
+export interface WorkerOptions {
+  concurrency: number;
+  /** How often an idle worker looks for due jobs (retries become due without an announcement). */
+  pollMs: number;
+  /** How long a claimed job stays reserved without a heartbeat. */
+  leaseMs: number;
+}
+
+const defaults: WorkerOptions = { concurrency: 4, pollMs: 1_000, leaseMs: 60_000 };
+
+/**
+ * Runs handlers for the queues it is given, `concurrency` jobs at a time. `stop()` stops claiming
+ * and waits for the jobs in hand, so a graceful shutdown loses nothing.
+ */
+export class Worker {
+  readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
+  private readonly options: WorkerOptions;
+  private readonly running = new Set<Promise<void>>();
+  private stopped = true;
+  private wake: (() => void) | null = null;
+  /** An announcement that arrived while the loop was claiming rather than waiting: claim again at once. */
+  private announced = false;
+  private loop: Promise<void> | null = null;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(
+    private readonly services: Services,
+    private readonly handlers: Record<string, JobHandler>,
+    options: Partial<WorkerOptions> = {},
+  ) {
+    this.options = { ...defaults, ...options };
+  }
+
+  private get queue(): JobQueue {
+    return this.services.jobs;
+  }
+
+  private get log(): Logger {
+    return this.services.logger;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const queues = new Set(Object.keys(this.handlers));
+    const iterator = this.services.realtime.pubsub.subscribe("job:enqueued")[Symbol.asyncIterator]();
+    this.unsubscribe = () => void iterator.return?.();
+    void (async () => {
+      try {
+        for (;;) {
+          const next = await iterator.next();
+          if (next.done) return;
+          if (queues.has((next.value as { queue: string }).queue)) this.nudge();
+        }
+      } catch (err) {
+        if (!this.stopped) this.log.warn({ err }, "job announcements lost: this worker now only polls");
+      }
+    })();
+    this.loop = this.run([...queues]);
+  }
+
+  private nudge(): void {
+    if (this.wake) this.wake();
+    else this.announced = true;
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.unsubscribe?.();
+    this.wake?.();
+    await this.loop;
+    await Promise.allSettled([...this.running]);
+  }
+
+  private async run(queues: string[]): Promise<void> {
+    while (!this.stopped) {
+      if (this.running.size >= this.options.concurrency) {
+        await Promise.race(this.running);
+        continue;
+      }
+      let job: JobRecord | null = null;
+      this.announced = false;
+      try {
+        job = await this.queue.claim(this.id, queues, this.options.leaseMs);
+      } catch (err) {
+        if (!this.stopped) this.log.error({ err }, "claiming a job failed");
+      }
+      if (job) {
+        const task = this.execute(job).finally(() => this.running.delete(task));
+        this.running.add(task);
+        continue;
+      }
+      if (this.announced) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.options.pollMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = null;
+    }
+  }
+
+  private async execute(job: JobRecord): Promise<void> {
+    const handler = this.handlers[job.queue];
+    let settled = false;
+    // Three heartbeats per lease, so that one slow or lost round trip does not let the lease lapse.
+    const heartbeat = setInterval(() => {
+      this.queue.extendLease(job.id, this.id, this.options.leaseMs).then(
+        (held) => {
+          // After the handler settled, complete or fail releases the lease: that is no loss.
+          if (!held && !settled)
+            this.log.warn({ jobId: job.id, queue: job.queue }, "job lease lost: another worker may run it too");
+        },
+        (err) => this.log.warn({ err, jobId: job.id }, "extending a job lease failed"),
+      );
+    }, this.options.leaseMs / 3);
+    const started = performance.now();
+    try {
+      if (!handler) throw new Error(`No handler for queue ${job.queue}`);
+      await handler(job, this.services).finally(() => {
+        settled = true;
+      });
+      await this.queue.complete(job.id, this.id);
+      this.log.debug({ jobId: job.id, queue: job.queue, ms: Math.round(performance.now() - started) }, "job done");
+    } catch (err) {
+      const outcome = await this.queue.fail(job, this.id, err).catch((e) => {
+        this.log.error({ err: e, jobId: job.id }, "recording a job failure failed");
+        return "unknown";
+      });
+      this.log.warn({ jobId: job.id, queue: job.queue, attempt: job.attempts, outcome, err }, "job failed");
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+}

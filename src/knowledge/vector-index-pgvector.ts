@@ -1,0 +1,89 @@
+import { checkEmbeddingSize } from "../ai/embeddings.js";
+import type { Database } from "../db/client.js";
+import type { VectorHit, VectorIndex } from "./vector-index.js";
+
+export async function hasPgvector(db: Database): Promise<boolean> {
+  const [row] = await db.sql.query<{ installed: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS installed`,
+  );
+  return row?.installed === true;
+}
+
+// The same definition as the migration's, which leaves it out on PGlite and on servers that had no
+// pgvector when it ran.
+const createIndex = `CREATE INDEX IF NOT EXISTS "chunks_embedding_hnsw_idx" ON "chunks"
+  USING hnsw (("embedding"::halfvec(1536)) halfvec_cosine_ops)`;
+
+const nearest = `SELECT id, ("embedding"::halfvec(1536) <=> $1::halfvec(1536))::float8 AS distance
+  FROM "chunks"
+  WHERE "tenant_id" = $2
+  ORDER BY "embedding"::halfvec(1536) <=> $1::halfvec(1536)
+  LIMIT $3`;
+
+/**
+ * Per-query planner settings. With a tenant filter the planner prefers the tenant's btree and a sort
+ * over the HNSW index (DESIGN §7); without sorts allowed, the index's ordered scan is the one plan
+ * left. pgvector's iterative scan then keeps walking the graph until `k` rows of the tenant have
+ * passed the filter, rather than filtering a fixed `ef_search` candidates and coming back short;
+ * `relaxed_order` may return them slightly out of order, so they are sorted again here.
+ */
+const settings = `SELECT set_config('enable_sort', 'off', true),
+  set_config('hnsw.iterative_scan', 'relaxed_order', true),
+  set_config('hnsw.ef_search', $1, true)`;
+
+// pgvector's bounds for ef_search; it must be at least k to return k rows from one pass.
+const efSearch = (k: number) => String(Math.min(1000, Math.max(64, 2 * k)));
+
+/**
+ * pgvector's HNSW expression index over the canonical `real[]` column (DESIGN §5). The database
+ * keeps it current as rows are written, so `added` and `removed` have nothing to do.
+ */
+export class PgvectorIndex implements VectorIndex {
+  readonly kind = "pgvector";
+
+  constructor(private readonly db: Database) {}
+
+  async start(): Promise<void> {
+    if (!(await hasPgvector(this.db))) {
+      throw new Error("VECTOR_INDEX=pgvector needs the pgvector extension in the database; use VECTOR_INDEX=auto or memory");
+    }
+    // An HNSW build that does not fit in maintenance_work_mem is several times slower. One simple
+    // query runs as one implicit transaction: the setting ends with it, and so does a failure.
+    await this.db.sql.exec(`SELECT set_config('maintenance_work_mem', '256MB', true); ${createIndex}`);
+  }
+
+  async added(_tenantId: string, chunks: Array<{ id: string; embedding: Float32Array | number[] }>): Promise<void> {
+    for (const c of chunks) checkEmbeddingSize(c.embedding, `The embedding of chunk ${c.id}`);
+  }
+
+  async removed(): Promise<void> {}
+
+  /** A text without words embeds to zero, which has no direction to compare: no hits. */
+  async search(tenantId: string, query: Float32Array, k: number): Promise<VectorHit[]> {
+    checkEmbeddingSize(query, "The query vector");
+    if (k < 1 || query.every((x) => x === 0)) return [];
+    const params: [string, string, number] = [`[${query.join(",")}]`, tenantId, k];
+    let rows = (await this.#inTransaction(nearest, params)) as Array<{ id: string; distance: number }>;
+    // Short when the iterative scan gave up (hnsw.max_scan_tuples) before finding k of a tenant that
+    // is a small part of the table, or when the tenant has fewer than k chunks: its own rows, sorted
+    // exactly, are then few enough.
+    if (rows.length < k) rows = await this.db.sql.query(nearest, params);
+    return rows.map((r) => ({ chunkId: r.id, score: 1 - r.distance })).sort((a, b) => b.score - a.score);
+  }
+
+  async stop(): Promise<void> {}
+
+  /** The plan of `search`'s query with its settings, for checking that it uses the HNSW index. */
+  async explain(tenantId: string, query: Float32Array, k: number): Promise<string> {
+    const rows = await this.#inTransaction(`EXPLAIN ${nearest}`, [`[${query.join(",")}]`, tenantId, k]);
+    return (rows as Array<{ "QUERY PLAN": string }>).map((r) => r["QUERY PLAN"]).join("\n");
+  }
+
+  // A transaction of its own, on one connection, so that the settings apply to this query only.
+  async #inTransaction(sql: string, params: [string, string, number]): Promise<unknown[]> {
+    return this.db.prisma.$transaction(async (tx) => {
+      await tx.$queryRawUnsafe(settings, efSearch(params[2]));
+      return tx.$queryRawUnsafe<unknown[]>(sql, ...params);
+    });
+  }
+}

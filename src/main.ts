@@ -1,0 +1,89 @@
+import type { Server } from "node:http";
+import { loadConfig } from "./config.js";
+import { createApp } from "./http/app.js";
+import { jobHandlers } from "./jobs/handlers.js";
+import { Worker } from "./jobs/worker.js";
+import { startResyncSchedule } from "./knowledge/schedule.js";
+import { closeServices, createServices } from "./services.js";
+import { ensureDemoTenant } from "./tenants/bootstrap.js";
+
+const shutdownGraceMs = 25_000;
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const services = await createServices(config);
+  const { logger } = services;
+
+  const demo = await ensureDemoTenant(services);
+  const baseUrl = config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`;
+
+  let server: Server | null = null;
+  if (config.ROLE !== "worker") {
+    const app = createApp(services);
+    server = app.listen(config.PORT, config.HOST);
+    await new Promise<void>((resolve, reject) => {
+      server!.once("listening", resolve);
+      server!.once("error", reject);
+    });
+    logger.info({ port: config.PORT, role: config.ROLE, database: services.db.kind }, `Parley listening on ${baseUrl}`);
+  }
+
+  const worker = config.ROLE !== "api" ? new Worker(services, jobHandlers, { concurrency: config.WORKER_CONCURRENCY }) : null;
+  if (worker) {
+    worker.start();
+    await startResyncSchedule(services);
+  }
+
+  if (demo) {
+    // Printed once, on purpose to stdout: the key is stored hashed and cannot be shown again.
+    process.stdout.write(
+      [
+        "",
+        "Created the demo tenant. Its API key (shown once, keep it):",
+        `  ${demo.apiKey}`,
+        "Try it:",
+        `  curl -s ${baseUrl}/api/conversations -H "Authorization: Bearer ${demo.apiKey}"`,
+        "",
+      ].join("\n"),
+    );
+  }
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down: finishing in-flight requests and jobs");
+    const force = setTimeout(() => {
+      logger.error("graceful shutdown timed out");
+      process.exit(1);
+    }, shutdownGraceMs);
+    force.unref();
+    // Ends the open chat streams (src/graphql/schema/chat.ts), which server.close() would otherwise wait for.
+    services.shutdown.abort();
+    await Promise.all([
+      server
+        ? new Promise<void>((resolve) => {
+            // A keep-alive connection whose last response ends after close() would otherwise stay open until
+            // its client lets it go: close each one as soon as it is idle.
+            const sweep = setInterval(() => server!.closeIdleConnections(), 100);
+            server!.close(() => {
+              clearInterval(sweep);
+              resolve();
+            });
+            server!.closeIdleConnections();
+          })
+        : undefined,
+      worker?.stop(),
+    ]);
+    await closeServices(services);
+    logger.info("stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

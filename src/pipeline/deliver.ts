@@ -1,0 +1,108 @@
+import { adapterFor, sendsThroughProvider } from "../channels/registry.js";
+import { channelById } from "../channels/store.js";
+import type { Prisma } from "../db/generated/prisma/client.js";
+import { type JobRecord, PermanentJobError } from "../jobs/queue.js";
+import type { Services } from "../services.js";
+
+export const sendQueue = "deliver.send";
+
+export interface ReplyToStore {
+  id: string;
+  tenantId: string;
+  conversationId: string;
+  channel: string;
+  role: "assistant" | "agent" | "system";
+  content: string;
+  metadata: Prisma.InputJsonObject;
+}
+
+/**
+ * Stores a reply and, on channels that send through a provider, enqueues its delivery in the same
+ * transaction (retried by the job queue); then tells live listeners (agent inbox, widget).
+ */
+export async function deliverReply(services: Services, reply: ReplyToStore): Promise<void> {
+  const sends = sendsThroughProvider(reply.channel);
+  await services.db.prisma.$transaction(async (tx) => {
+    await tx.message.create({
+      data: {
+        id: reply.id,
+        tenantId: reply.tenantId,
+        conversationId: reply.conversationId,
+        role: reply.role,
+        content: reply.content,
+        metadata: reply.metadata,
+        deliveryStatus: sends ? "pending" : null,
+      },
+    });
+    await tx.conversation.update({ where: { id: reply.conversationId }, data: { messageCount: { increment: 1 } } });
+    if (sends) {
+      await services.jobs.enqueue(
+        {
+          queue: sendQueue,
+          tenantId: reply.tenantId,
+          payload: { messageId: reply.id },
+          dedupeKey: reply.id,
+          // A provider down longer than the retries last is a failed delivery, shown as such, never retried forever.
+          maxAttempts: services.config.SEND_MAX_ATTEMPTS,
+        },
+        tx,
+      );
+    }
+  });
+  if (sends) services.jobs.announce(sendQueue);
+  services.realtime.pubsub.publish("conversation:message", reply.conversationId, {
+    tenantId: reply.tenantId,
+    conversationId: reply.conversationId,
+    messageId: reply.id,
+    role: reply.role,
+  });
+}
+
+/**
+ * The send job: one stored reply out through its channel's provider. Its delivery status follows
+ * every attempt (pending with the last error while retrying, then sent or failed), so the messages
+ * API shows what the customer got.
+ */
+export async function sendStoredReply(services: Services, job: JobRecord): Promise<void> {
+  const { messageId } = job.payload as { messageId: string };
+  const prisma = services.db.prisma;
+  const message = await prisma.message.findUnique({ where: { id: messageId }, include: { conversation: true } });
+  if (!message || message.deliveryStatus === "sent") return;
+  const { conversation } = message;
+  const record = (data: Prisma.MessageUpdateInput) => prisma.message.update({ where: { id: messageId }, data });
+  const channel = conversation.channelId ? await channelById(services, conversation.channelId) : null;
+  const adapter = adapterFor(conversation.channel);
+  const outcome = (value: "sent" | "failed" | "retrying") =>
+    services.metrics.channelDeliveries.inc({ channel: conversation.channel, outcome: value });
+  if (!channel?.enabled || !adapter.send || !conversation.customerId) {
+    await record({
+      deliveryStatus: "failed",
+      deliveryAttempts: job.attempts,
+      deliveryError: "The channel is no longer configured",
+    });
+    outcome("failed");
+    return;
+  }
+  try {
+    const sent = await adapter.send(
+      { channel, config: services.config, signal: AbortSignal.timeout(30_000) },
+      { to: conversation.customerId, text: adapter.format(message.content, channel.settings) },
+    );
+    await record({
+      deliveryStatus: "sent",
+      deliveryAttempts: job.attempts,
+      deliveryError: null,
+      metadata: { ...(message.metadata as Prisma.JsonObject), providerMessageId: sent.providerMessageId ?? null },
+    });
+    outcome("sent");
+  } catch (err) {
+    const final = err instanceof PermanentJobError || job.attempts >= job.maxAttempts;
+    await record({
+      deliveryStatus: final ? "failed" : "pending",
+      deliveryAttempts: job.attempts,
+      deliveryError: (err as Error).message,
+    });
+    outcome(final ? "failed" : "retrying");
+    throw err;
+  }
+}

@@ -1,0 +1,246 @@
+import type { Answer } from "../ai/engine.js";
+import { EngineError } from "../ai/engine.js";
+import { redactPII } from "../ai/redact.js";
+import { escalateConversation } from "../conversations/escalate.js";
+import type { Prisma } from "../db/generated/prisma/client.js";
+import { newId } from "../db/ids.js";
+import { AppError } from "../errors.js";
+import type { Services } from "../services.js";
+import { deliverReply } from "./deliver.js";
+import type { InboundMessage } from "./inbound.js";
+import { retrieve } from "./retriever.js";
+import { type Intent, routeInbound } from "./router.js";
+import { styleFor } from "./styles.js";
+
+export interface ReplyMetadata {
+  intent: string;
+  confidence: number;
+  agentType: string;
+  tokensUsed: number;
+  sources: Answer["sources"];
+}
+
+export interface PipelineResult {
+  conversationId: string;
+  customerMessageId: string;
+  /** The reply sent to the customer, or null when a human has the conversation (or a redelivery). */
+  reply: { id: string; text: string; metadata: ReplyMetadata } | null;
+  handledBy: "ai" | "human" | "escalated" | "duplicate";
+}
+
+export interface PipelineHooks {
+  /** Ids are known before the answer is: streaming clients get them first. */
+  onStart?(ids: { conversationId: string; messageId: string }): void;
+  onDelta?(text: string): void;
+  signal?: AbortSignal;
+}
+
+const defaultLowConfidenceLimit = 3;
+
+/** Milliseconds per stage of one message, for its log line. */
+type StageTimings = Record<string, number>;
+
+async function timed<T>(
+  services: Services,
+  took: StageTimings,
+  stage: string,
+  channel: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  const end = services.metrics.pipelineStage.startTimer({ stage, channel });
+  try {
+    return await work();
+  } finally {
+    took[stage] = Math.round(end() * 10_000) / 10;
+  }
+}
+
+/** Consecutive answers the AI could not ground; the tenant's limit of them escalates (DESIGN §3). */
+async function recordGrounding(
+  services: Services,
+  conversation: { id: string; tenantId: string; metadata: Prisma.JsonValue },
+  grounded: boolean,
+): Promise<boolean> {
+  const metadata = (conversation.metadata ?? {}) as { lowConfidenceStreak?: number };
+  const streak = grounded ? 0 : (metadata.lowConfidenceStreak ?? 0) + 1;
+  await services.db.prisma.conversation.update({
+    where: { id: conversation.id },
+    data: { metadata: { ...(metadata as Prisma.JsonObject), lowConfidenceStreak: streak } },
+  });
+  const tenant = await services.db.prisma.tenant.findUnique({ where: { id: conversation.tenantId }, select: { settings: true } });
+  const limit = (tenant?.settings as { lowConfidenceEscalateAfter?: number } | null)?.lowConfidenceEscalateAfter;
+  return streak >= (limit ?? defaultLowConfidenceLimit);
+}
+
+function metadataOf(intent: Intent, agentType: string, answer: Pick<Answer, "tokensUsed" | "sources">): ReplyMetadata {
+  return {
+    intent: intent.intent,
+    confidence: intent.confidence,
+    agentType,
+    tokensUsed: answer.tokensUsed,
+    sources: answer.sources,
+  };
+}
+
+export const unreadableNotice =
+  'Sorry, I can only read text messages. Please type your question, or write "agent" to talk to a person.';
+
+/** A picture, sticker or voice note: the AI cannot read it, so the customer is asked, politely, to write. */
+async function replyUnreadable(
+  services: Services,
+  msg: InboundMessage,
+  base: Pick<PipelineResult, "conversationId" | "customerMessageId">,
+  hooks: PipelineHooks,
+): Promise<PipelineResult> {
+  const id = newId("msg");
+  hooks.onStart?.({ conversationId: base.conversationId, messageId: id });
+  const metadata: ReplyMetadata = {
+    intent: "unsupported_message",
+    confidence: 1,
+    agentType: "fallback",
+    tokensUsed: 0,
+    sources: [],
+  };
+  await deliverReply(services, {
+    id,
+    tenantId: msg.tenantId,
+    conversationId: base.conversationId,
+    channel: msg.channel,
+    role: "assistant",
+    content: unreadableNotice,
+    metadata: { ...metadata, received: msg.kind ?? null } as unknown as Prisma.InputJsonObject,
+  });
+  return { ...base, reply: { id, text: unreadableNotice, metadata }, handledBy: "ai" };
+}
+
+/**
+ * The one pipeline every channel uses: router → retriever → engine → deliver. Channels call this
+ * and nothing else. Each message gets one log line with its stage timings (and none of its text).
+ */
+export async function handleInbound(services: Services, msg: InboundMessage, hooks: PipelineHooks = {}): Promise<PipelineResult> {
+  const took: StageTimings = {};
+  const started = performance.now();
+  let result: PipelineResult | undefined;
+  try {
+    result = await runPipeline(services, msg, hooks, took);
+    return result;
+  } finally {
+    services.logger.info(
+      {
+        tenantId: msg.tenantId,
+        channel: msg.channel,
+        conversationId: result?.conversationId,
+        handledBy: result?.handledBy ?? "failed",
+        stagesMs: took,
+        totalMs: Math.round((performance.now() - started) * 10) / 10,
+      },
+      "message handled",
+    );
+  }
+}
+
+async function runPipeline(
+  services: Services,
+  msg: InboundMessage,
+  hooks: PipelineHooks,
+  took: StageTimings,
+): Promise<PipelineResult> {
+  const routed = await timed(services, took, "router", msg.channel, () => routeInbound(services, msg));
+  const { conversation, customerMessage, intent, decision } = routed;
+  const base = { conversationId: conversation.id, customerMessageId: customerMessage.id };
+  if (routed.duplicate) return { ...base, reply: null, handledBy: "duplicate" };
+
+  if (decision.kind === "human") {
+    services.realtime.pubsub.publish("inbox:message", msg.tenantId, {
+      conversationId: conversation.id,
+      messageId: customerMessage.id,
+    });
+    return { ...base, reply: null, handledBy: "human" };
+  }
+  if (msg.kind && msg.kind !== "text") return replyUnreadable(services, msg, base, hooks);
+  if (decision.kind === "escalate") {
+    const notice = await escalateConversation(services, conversation, decision.reason);
+    hooks.onStart?.({ conversationId: conversation.id, messageId: notice.messageId });
+    hooks.onDelta?.(notice.text);
+    const metadata = metadataOf(intent, "handoff", { tokensUsed: 0, sources: [] });
+    return { ...base, reply: { id: notice.messageId, text: notice.text, metadata }, handledBy: "escalated" };
+  }
+
+  const replyId = newId("msg");
+  hooks.onStart?.({ conversationId: conversation.id, messageId: replyId });
+  const tenant = await services.db.prisma.tenant.findUniqueOrThrow({ where: { id: msg.tenantId } });
+  const settings = tenant.settings as { persona?: string; piiRedaction?: boolean };
+  const redact = settings.piiRedaction !== false;
+  const retrieved = await timed(services, took, "retriever", msg.channel, () =>
+    retrieve(services, {
+      tenantId: msg.tenantId,
+      conversationId: conversation.id,
+      customerMessageId: customerMessage.id,
+      // The query is embedded by the embedder, a model server too when one is configured.
+      text: redact ? redactPII(msg.text).text : msg.text,
+    }),
+  );
+  let streamed = "";
+  let answer: Answer;
+  try {
+    answer = await timed(services, took, "engine", msg.channel, () =>
+      services.engine.answer(
+        {
+          tenantName: tenant.name,
+          persona: settings.persona ?? null,
+          style: styleFor(msg.channel),
+          message: msg.text,
+          history: retrieved.history,
+          context: retrieved.context,
+          redact,
+          signal: hooks.signal,
+        },
+        (text) => {
+          streamed += text;
+          hooks.onDelta?.(text);
+        },
+      ),
+    );
+  } catch (err) {
+    if (hooks.signal?.aborted && streamed) {
+      // The client went away mid-answer: keep what was said, marked as cut short.
+      await deliverReply(services, {
+        id: replyId,
+        tenantId: msg.tenantId,
+        conversationId: conversation.id,
+        channel: msg.channel,
+        role: "assistant",
+        content: streamed,
+        metadata: {
+          ...metadataOf(intent, intent.agentType, { tokensUsed: 0, sources: [] }),
+          partial: true,
+        } as unknown as Prisma.InputJsonObject,
+      });
+      throw err;
+    }
+    if (err instanceof EngineError) throw new AppError("EXTERNAL", `The AI model server failed: ${err.message}`);
+    throw err;
+  }
+
+  const agentType = answer.grounded ? intent.agentType : "fallback";
+  const metadata = metadataOf(intent, agentType, answer);
+  await timed(services, took, "deliver", msg.channel, () =>
+    deliverReply(services, {
+      id: replyId,
+      tenantId: msg.tenantId,
+      conversationId: conversation.id,
+      channel: msg.channel,
+      role: "assistant",
+      content: answer.text,
+      metadata: { ...metadata, grounded: answer.grounded } as unknown as Prisma.InputJsonObject,
+    }),
+  );
+  if (await recordGrounding(services, conversation, answer.grounded)) {
+    const notice = await escalateConversation(services, conversation, "low_confidence");
+    // Stored and sent as a message of its own, and told in this reply too: an API client shows only the reply.
+    const told = `\n\n${notice.text}`;
+    hooks.onDelta?.(told);
+    return { ...base, reply: { id: replyId, text: answer.text + told, metadata }, handledBy: "escalated" };
+  }
+  return { ...base, reply: { id: replyId, text: answer.text, metadata }, handledBy: "ai" };
+}

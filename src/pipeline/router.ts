@@ -1,0 +1,172 @@
+import { defaultIntentClassifier } from "../ai/intents/defaults.js";
+import type { TenantIntents } from "../ai/intents/tenant.js";
+import { finishedStatuses, humanStatuses, transitionConversation } from "../conversations/status.js";
+import type { Prisma } from "../db/generated/prisma/client.js";
+import { newId } from "../db/ids.js";
+import { AppError, notFound } from "../errors.js";
+import type { Services } from "../services.js";
+import type { InboundMessage } from "./inbound.js";
+
+type ConversationRow = Prisma.ConversationGetPayload<object>;
+type MessageRow = Prisma.MessageGetPayload<object>;
+
+export interface Intent {
+  intent: string;
+  confidence: number;
+  agentType: string;
+  urgent: boolean;
+}
+
+export type Decision = { kind: "ai" } | { kind: "human" } | { kind: "escalate"; reason: "customer_request" | "urgent_intent" };
+
+export interface Routed {
+  conversation: ConversationRow;
+  customerMessage: MessageRow;
+  /** The provider delivered this message before: nothing more is to be done. */
+  duplicate: boolean;
+  intent: Intent;
+  decision: Decision;
+}
+
+// A resolved conversation is picked up again when the customer writes within this time; after it, a new one starts.
+const reopenWindowMs = 24 * 3600_000;
+
+/**
+ * The message's intent among the tenant's intents, with what that intent means for routing: by the engine's own
+ * classification when it has one (a model server), else, or when that call fails, by the tenant's local classifier.
+ * Intents a tenant defines must not stop a customer reaching a human: when the tenant's intent does not escalate,
+ * a confident built-in escalating intent (src/ai/intents/tenant.ts) takes its place.
+ */
+export async function classifyIntent(services: Services, tenantId: string, text: string): Promise<Intent> {
+  const model = await services.intents.forTenant(tenantId);
+  const prediction = await predict(services, model, text);
+  const meta = model.meta.get(prediction.intent);
+  const intent = { ...prediction, agentType: meta?.agentType ?? "faq", urgent: meta?.urgent ?? false };
+  if (escalates(intent) || !model.builtInEscalations.size) return intent;
+  const builtIn = defaultIntentClassifier().classify(text);
+  const escalation = model.builtInEscalations.get(builtIn.intent);
+  return escalation && builtIn.confidence >= escalationConfidence ? { ...builtIn, ...escalation } : intent;
+}
+
+async function predict(services: Services, model: TenantIntents, text: string): Promise<{ intent: string; confidence: number }> {
+  const { engine } = services;
+  if (engine.classify) {
+    try {
+      return await engine.classify(text, [...model.meta.keys()]);
+    } catch (err) {
+      services.logger.warn(
+        { err, engine: engine.name },
+        "intent classification by the engine failed; using the local classifier",
+      );
+    }
+  }
+  return model.classifier.classify(text);
+}
+
+async function findConversation(services: Services, msg: InboundMessage): Promise<ConversationRow | null> {
+  const prisma = services.db.prisma;
+  if (msg.conversationId) {
+    const found = await prisma.conversation.findFirst({ where: { id: msg.conversationId, tenantId: msg.tenantId } });
+    if (!found) throw notFound("Conversation");
+    if (found.status === "closed") throw new AppError("VALIDATION", "The conversation is closed; start a new one");
+    return found;
+  }
+  if (!msg.customer.id) return null;
+  const key = { tenantId: msg.tenantId, channel: msg.channel, customerId: msg.customer.id };
+  const live = await prisma.conversation.findFirst({ where: { ...key, status: { notIn: [...finishedStatuses] } } });
+  if (live) return live;
+  return prisma.conversation.findFirst({
+    where: { ...key, status: "resolved", updatedAt: { gte: new Date(Date.now() - reopenWindowMs) } },
+    orderBy: { updatedAt: "desc" },
+  });
+}
+
+async function createConversation(services: Services, msg: InboundMessage): Promise<ConversationRow> {
+  try {
+    return await services.db.prisma.conversation.create({
+      data: {
+        id: newId("conv"),
+        tenantId: msg.tenantId,
+        channel: msg.channel,
+        channelId: msg.channelId ?? null,
+        customerId: msg.customer.id,
+        customerPhone: msg.customer.phone ?? null,
+        customerName: msg.customer.name ?? null,
+      },
+    });
+  } catch (err) {
+    // Two first messages of one customer at once: the other one created it; use theirs.
+    const existing = await findConversation(services, msg);
+    if (existing) return existing;
+    throw err;
+  }
+}
+
+// Below this the classifier is guessing (its confidence is calibrated so that 0.5 separates sure from unsure):
+// a guess must not hand a customer to a human.
+const escalationConfidence = 0.5;
+
+const escalates = (intent: Intent) =>
+  intent.confidence >= escalationConfidence && (intent.agentType === "handoff" || intent.urgent);
+
+function decide(conversation: ConversationRow, intent: Intent): Decision {
+  if (humanStatuses.has(conversation.status)) return { kind: "human" };
+  if (!escalates(intent)) return { kind: "ai" };
+  return { kind: "escalate", reason: intent.agentType === "handoff" ? "customer_request" : "urgent_intent" };
+}
+
+/**
+ * Finds or creates the customer's conversation (DESIGN §3), stores the message once, and decides
+ * who answers it: the AI, a human already in charge, or a human now (escalation).
+ */
+export async function routeInbound(services: Services, msg: InboundMessage): Promise<Routed> {
+  const conversation = (await findConversation(services, msg)) ?? (await createConversation(services, msg));
+  const intent = await classifyIntent(services, msg.tenantId, msg.text);
+  const stored = await storeMessage(services, msg, conversation, intent);
+  return {
+    conversation,
+    customerMessage: stored.message,
+    duplicate: stored.duplicate,
+    intent,
+    decision: decide(conversation, intent),
+  };
+}
+
+async function storeMessage(
+  services: Services,
+  msg: InboundMessage,
+  conversation: ConversationRow,
+  intent: Intent,
+): Promise<{ message: MessageRow; duplicate: boolean }> {
+  const previous = () =>
+    services.db.prisma.message.findFirst({ where: { tenantId: msg.tenantId, providerMessageId: msg.providerMessageId! } });
+  if (msg.providerMessageId) {
+    const seen = await previous();
+    if (seen) return { message: seen, duplicate: true };
+  }
+  try {
+    return await services.db.prisma.$transaction(async (tx) => {
+      if (conversation.status === "resolved") {
+        await transitionConversation(tx, conversation, "open", { actor: "customer", reason: "customer wrote again" });
+      }
+      const message = await tx.message.create({
+        data: {
+          id: newId("msg"),
+          tenantId: msg.tenantId,
+          conversationId: conversation.id,
+          role: "customer",
+          content: msg.text,
+          providerMessageId: msg.providerMessageId ?? null,
+          metadata: { intent: intent.intent, confidence: intent.confidence },
+        },
+      });
+      await tx.conversation.update({ where: { id: conversation.id }, data: { messageCount: { increment: 1 } } });
+      return { message, duplicate: false };
+    });
+  } catch (err) {
+    // The same delivery arriving twice at once: the unique index let only one of them in.
+    const seen = msg.providerMessageId ? await previous() : null;
+    if (seen) return { message: seen, duplicate: true };
+    throw err;
+  }
+}

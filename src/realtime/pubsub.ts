@@ -1,0 +1,62 @@
+import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
+import { createPubSub, type PubSub } from "graphql-yoga";
+import { Redis } from "ioredis";
+import pino, { type Logger } from "pino";
+
+/**
+ * Topics carried between instances. Payloads are plain JSON so they cross Redis unchanged.
+ * Later issues add their topics here.
+ */
+export type Topics = {
+  "job:enqueued": [payload: { queue: string }];
+  /** A change to a tenant's chunks, for instances keeping an in-process vector index (src/knowledge/vector-index-memory.ts). */
+  "vectors:changed": [payload: { tenantId: string; added: string[]; removed: string[]; version: number; origin: string }];
+  [topic: string]: [payload: unknown] | [id: string, payload: unknown];
+};
+
+export interface RealtimeBus {
+  pubsub: PubSub<Topics>;
+  close(): Promise<void>;
+}
+
+const firedCommands = new Set<PropertyKey>(["publish", "subscribe", "unsubscribe"]);
+
+/**
+ * The event target sends PUBLISH, SUBSCRIBE and UNSUBSCRIBE without awaiting them: during a Redis
+ * outage their rejections would go unhandled and end the process.
+ */
+function loggingFailures(client: Redis, logger: Logger): Redis {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (!firedCommands.has(property) || typeof value !== "function") return value;
+      return (...args: unknown[]) =>
+        (value.apply(target, args) as Promise<unknown>).catch((err: unknown) =>
+          logger.warn({ err, command: property }, "realtime Redis command failed"),
+        );
+    },
+  });
+}
+
+/** In-process by default; through Redis (one publisher and one subscriber connection) with REDIS_URL. */
+export function createRealtimeBus(redisUrl: string | undefined, logger: Logger = pino()): RealtimeBus {
+  if (!redisUrl) return { pubsub: createPubSub<Topics>(), close: async () => undefined };
+  const publishClient = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
+  // A SUBSCRIBE waits out an outage rather than failing: the event target never sends it again, so
+  // a failed one would leave its topic deaf for the life of the process.
+  const subscribeClient = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  for (const client of [publishClient, subscribeClient]) {
+    client.on("error", (err) => logger.warn({ err }, "realtime Redis connection failed"));
+  }
+  const eventTarget = createRedisEventTarget({
+    publishClient: loggingFailures(publishClient, logger),
+    subscribeClient: loggingFailures(subscribeClient, logger),
+  });
+  return {
+    pubsub: createPubSub<Topics>({ eventTarget }),
+    async close() {
+      publishClient.disconnect();
+      subscribeClient.disconnect();
+    },
+  };
+}

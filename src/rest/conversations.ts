@@ -1,0 +1,132 @@
+import { z } from "zod";
+import type { Services } from "../services.js";
+import { runOperation } from "./execute.js";
+import {
+  type ConversationFieldsFragment,
+  GetConversationDocument,
+  ListConversationMessagesDocument,
+  ListConversationsDocument,
+} from "./generated.js";
+import { queryVariable, type RestRoute, textVariable } from "./route.js";
+
+/** The spec's Conversation list item. */
+function conversationItem(c: ConversationFieldsFragment) {
+  return {
+    id: c.id,
+    channel: c.channel,
+    status: c.status,
+    customer_phone: c.customerPhone,
+    message_count: c.messageCount,
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
+  };
+}
+
+const ConversationItem = z.object({
+  id: z.string(),
+  channel: z.string(),
+  status: z.string(),
+  customer_phone: z.string().nullable(),
+  message_count: z.number().int(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+const MessageRecord = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  role: z.enum(["customer", "assistant", "agent", "system"]),
+  content: z.string(),
+  createdAt: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  delivery: z.object({ status: z.string(), attempts: z.number().int(), error: z.string().nullable() }).nullable(),
+});
+
+const paging = {
+  page: z.number().int().min(1).optional().describe("1-based page (default 1)"),
+  limit: z.number().int().min(1).max(100).optional().describe("page size (default 20, max 100)"),
+};
+
+export function conversationRoutes(services: Services): RestRoute[] {
+  return [
+    {
+      method: "get",
+      path: "/api/conversations",
+      tag: "Conversations",
+      summary: "List conversations, most recently updated first",
+      query: z.object({
+        ...paging,
+        status: z.enum(["open", "escalated", "assigned", "resolved", "closed"]).optional(),
+        channel: z.string().optional(),
+        from: z.string().optional().describe("created at or after (ISO 8601)"),
+        to: z.string().optional().describe("created at or before (ISO 8601)"),
+        q: z.string().optional().describe("customer phone, name or id, or message text"),
+      }),
+      response: {
+        status: 200,
+        description: "A page of conversations",
+        schema: z.object({ conversations: z.array(ConversationItem), total: z.number(), page: z.number(), limit: z.number() }),
+      },
+      errors: [401, 403, 422, 429],
+      async handle(req) {
+        const q = req.query;
+        const { conversations } = await runOperation(services, req, ListConversationsDocument, {
+          page: queryVariable(q.page) as number,
+          limit: queryVariable(q.limit) as number,
+          status: textVariable(q.status) as never,
+          channel: textVariable(q.channel) as never,
+          from: textVariable(q.from),
+          to: textVariable(q.to),
+          q: textVariable(q.q),
+        });
+        return {
+          conversations: conversations.items.map(conversationItem),
+          total: conversations.total,
+          page: conversations.page,
+          limit: conversations.limit,
+        };
+      },
+    },
+    {
+      method: "get",
+      path: "/api/conversations/:id",
+      tag: "Conversations",
+      summary: "One conversation",
+      response: {
+        status: 200,
+        description: "The conversation",
+        schema: ConversationItem.extend({ customer_id: z.string().nullable(), customer_name: z.string().nullable() }),
+      },
+      errors: [401, 403, 404, 429],
+      async handle(req) {
+        const { conversation } = await runOperation(services, req, GetConversationDocument, { id: String(req.params.id) });
+        return {
+          ...conversationItem(conversation),
+          customer_id: conversation.customerId,
+          customer_name: conversation.customerName,
+        };
+      },
+    },
+    {
+      method: "get",
+      path: "/api/conversations/:id/messages",
+      tag: "Conversations",
+      summary: "A conversation's messages, oldest first",
+      query: z.object({ page: paging.page, limit: z.number().int().min(1).max(100).optional().describe("default 50") }),
+      response: {
+        status: 200,
+        description: "A page of messages",
+        schema: z.object({ messages: z.array(MessageRecord), total: z.number(), page: z.number(), limit: z.number() }),
+      },
+      errors: [401, 403, 404, 422, 429],
+      async handle(req) {
+        const { conversationMessages: page } = await runOperation(services, req, ListConversationMessagesDocument, {
+          conversationId: String(req.params.id),
+          page: queryVariable(req.query.page) as number,
+          limit: queryVariable(req.query.limit) as number,
+        });
+        return { messages: page.items, total: page.total, page: page.page, limit: page.limit };
+      },
+    },
+  ];
+}

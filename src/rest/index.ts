@@ -1,0 +1,37 @@
+import { Router } from "express";
+import { channelWebhookRoutes } from "../channels/routes.js";
+import { requireAuth } from "../http/auth.js";
+import { RateLimits } from "../http/rate-limit.js";
+import type { Services } from "../services.js";
+import { channelRoutes } from "./channels.js";
+import { chatRoutes } from "./chat.js";
+import { conversationRoutes } from "./conversations.js";
+import { intentRoutes } from "./intents.js";
+import { knowledgeRoutes } from "./knowledge.js";
+import { Reply, type RestRoute } from "./route.js";
+
+/** Every REST route of the service; the OpenAPI document is made from the same list. */
+export function restRoutes(services: Services, limits = new RateLimits(services)): RestRoute[] {
+  return [
+    ...chatRoutes(services),
+    ...conversationRoutes(services),
+    ...intentRoutes(services),
+    ...knowledgeRoutes(services),
+    ...channelRoutes(services),
+    ...channelWebhookRoutes(services, limits),
+  ];
+}
+
+export function restRouter(routes: RestRoute[]): Router {
+  const router = Router();
+  for (const route of routes) {
+    const guards = route.auth === "self" ? [] : [requireAuth];
+    router[route.method](route.path, ...guards, ...(route.before ?? []), async (req, res) => {
+      const result = await route.handle(req, res);
+      if (res.headersSent) return;
+      if (result instanceof Reply) res.status(result.status).json(result.body);
+      else res.status(route.response.status).json(result);
+    });
+  }
+  return router;
+}

@@ -1,0 +1,46 @@
+import type { Request, RequestHandler, Response } from "express";
+import type { z } from "zod";
+
+/** A handler's answer when its status depends on the request (e.g. 201 for manual text, 202 for a crawl). */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
+}
+
+/**
+ * A REST route of the spec. The handler runs GraphQL operations (src/rest/execute.ts) and reshapes
+ * their result; the declared shapes feed the OpenAPI document and are not a second validation.
+ */
+export interface RestRoute {
+  method: "get" | "post" | "put" | "patch" | "delete";
+  /** Express path syntax, e.g. `/api/conversations/:id`. */
+  path: string;
+  summary: string;
+  tag: string;
+  /** Who may call it: an API key (default), or the route authenticates itself (webhooks, widget). */
+  auth?: "apiKey" | "self";
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  response: { status: number; description: string; schema?: z.ZodType };
+  /** Other success statuses a Reply may carry, for the OpenAPI document. */
+  alsoReplies?: Array<{ status: number; description: string }>;
+  errors?: number[];
+  /** Route-specific middleware, e.g. a multipart parser. */
+  before?: RequestHandler[];
+  handle(req: Request, res: Response): Promise<unknown>;
+}
+
+/** Query-string values as GraphQL variables: whole numbers become Int, the rest stays text for the schema to judge. */
+export function queryVariable(value: unknown): unknown {
+  if (value === undefined || value === "") return undefined;
+  if (typeof value === "string" && /^-?\d{1,15}$/.test(value)) return Number(value);
+  return value;
+}
+
+/** A query-string value for a text variable: kept as text even when it is all digits (a phone number searched for). */
+export function textVariable(value: unknown): string | undefined {
+  if (value === undefined || value === "") return undefined;
+  return typeof value === "string" ? value : String(value);
+}

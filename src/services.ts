@@ -1,0 +1,85 @@
+import { setMaxListeners } from "node:events";
+import { Redis } from "ioredis";
+import type { DestinationStream, Logger } from "pino";
+import { createEmbedder, type Embedder } from "./ai/embeddings.js";
+import type { Engine } from "./ai/engine.js";
+import { TenantIntentModels } from "./ai/intents/tenant.js";
+import { LocalEngine } from "./ai/local.js";
+import { OpenAIEngine } from "./ai/openai.js";
+import type { Config } from "./config.js";
+import { type Database, openDatabase } from "./db/client.js";
+import { loadSecretsKey, SecretBox } from "./db/encryption.js";
+import { migrate } from "./db/migrate.js";
+import { JobQueue } from "./jobs/queue.js";
+import { createVectorIndex, type VectorIndex } from "./knowledge/vector-index.js";
+import { createLogger } from "./logger.js";
+import { createMetrics, type Metrics } from "./metrics.js";
+import { createRealtimeBus, type RealtimeBus } from "./realtime/pubsub.js";
+
+/** Everything a request handler, resolver or job needs, created once per process. */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  db: Database;
+  /** Shared by the rate limiter and anything else that needs Redis; null on the embedded defaults. */
+  redis: Redis | null;
+  realtime: RealtimeBus;
+  secrets: SecretBox;
+  jobs: JobQueue;
+  metrics: Metrics;
+  intents: TenantIntentModels;
+  /** The offline engine, or an OpenAI-compatible model server when OPENAI_API_KEY is set (DESIGN §4). */
+  engine: Engine;
+  embedder: Embedder;
+  vectors: VectorIndex;
+  /** Aborted when the process starts to stop: chat streams end on it instead of holding the shutdown up. */
+  shutdown: AbortController;
+}
+
+export interface ServiceOverrides {
+  logger?: Logger;
+  /** Where the service's own logger writes (stdout by default); tests read it. */
+  logDestination?: DestinationStream;
+  /** Tests pass `memory://` for a throw-away embedded database. */
+  pgliteDir?: string;
+}
+
+export async function createServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
+  const logger = overrides.logger ?? createLogger(config, overrides.logDestination);
+  const db = await openDatabase({
+    url: config.DATABASE_URL,
+    pgliteDir: overrides.pgliteDir ?? `${config.DATA_DIR}/pglite`,
+  });
+  const applied = await migrate(db.sql);
+  if (applied.length) logger.info({ migrations: applied }, "applied database migrations");
+  const redis = config.REDIS_URL
+    ? new Redis(config.REDIS_URL, {
+        maxRetriesPerRequest: 3,
+        enableOfflineQueue: false,
+        // A Redis that stops answering must not hang requests: the rate limiter falls back to memory.
+        commandTimeout: 1_000,
+      })
+    : null;
+  const realtime = createRealtimeBus(config.REDIS_URL, logger);
+  const secrets = new SecretBox(loadSecretsKey(config.SECRETS_KEY, config.DATA_DIR));
+  const jobs = new JobQueue(db, realtime.pubsub, logger);
+  const metrics = createMetrics(() => jobs);
+  const intents = new TenantIntentModels({ db });
+  const engine: Engine = config.OPENAI_API_KEY ? OpenAIEngine.fromConfig(config) : new LocalEngine();
+  const embedder = createEmbedder(config);
+  const vectors = await createVectorIndex({ db, realtime, logger }, config);
+  await vectors.start();
+  logger.info({ engine: engine.name, embedder: embedder.name, vectorIndex: vectors.kind }, "AI services ready");
+  const shutdown = new AbortController();
+  // One listener per open chat stream: many at once are expected, not a leak.
+  setMaxListeners(0, shutdown.signal);
+  return { config, logger, db, redis, realtime, secrets, jobs, metrics, intents, engine, embedder, vectors, shutdown };
+}
+
+export async function closeServices(services: Services): Promise<void> {
+  services.shutdown.abort();
+  await services.vectors.stop();
+  await services.realtime.close();
+  services.redis?.disconnect();
+  await services.db.close();
+}

@@ -1,0 +1,24 @@
+import type { Services } from "../services.js";
+import { createTenant } from "./create-tenant.js";
+
+export interface DemoTenant {
+  tenantId: string;
+  apiKey: string;
+}
+
+/**
+ * On the first start against an empty database, a demo tenant so that a newcomer can try the
+ * service at once. Runs in a transaction-free check: with several instances starting together,
+ * the advisory lock makes only one of them create it.
+ */
+export async function ensureDemoTenant(services: Services): Promise<DemoTenant | null> {
+  const lock = 7_270_736_901;
+  await services.db.sql.query("SELECT pg_advisory_lock($1)", [lock]);
+  try {
+    if ((await services.db.prisma.tenant.count()) > 0) return null;
+    const created = await createTenant(services.db.prisma, "Demo Bank");
+    return { tenantId: created.tenantId, apiKey: created.apiKey };
+  } finally {
+    await services.db.sql.query("SELECT pg_advisory_unlock($1)", [lock]);
+  }
+}

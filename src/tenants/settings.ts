@@ -1,0 +1,10 @@
+import type { Prisma } from "../db/generated/prisma/client.js";
+
+/** The rate limit in force for a tenant: its own setting, or the service default. */
+export function effectiveRateLimit(
+  settings: Prisma.JsonValue,
+  config: { RATE_LIMIT_MAX: number; RATE_LIMIT_WINDOW_S: number },
+): { max: number; windowS: number } {
+  const s = (settings ?? {}) as { rateLimitMax?: number; rateLimitWindowS?: number };
+  return { max: s.rateLimitMax ?? config.RATE_LIMIT_MAX, windowS: s.rateLimitWindowS ?? config.RATE_LIMIT_WINDOW_S };
+}

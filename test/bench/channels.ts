@@ -1,0 +1,158 @@
+import { createHmac } from "node:crypto";
+import autocannon from "autocannon";
+import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
+import type { TestApp } from "../helpers/app.js";
+import {
+  type BenchDatabase,
+  benchDatabases,
+  fixed,
+  noteRow,
+  numberFrom,
+  percentile,
+  startBenchApp,
+  thousands,
+} from "./harness.js";
+
+const ratePerS = numberFrom("BENCH_CHANNELS_RATE", 200);
+const durationS = numberFrom("BENCH_CHANNELS_DURATION_S", 10);
+const appSecret = "bench_app_secret";
+const phoneNumberId = "200000000000002";
+
+/** A signed chat-app message event, as the provider sends it, from its own customer. */
+function signedEvent(n: number): { body: string; signature: string; from: string } {
+  const from = `1555${String(n).padStart(7, "0")}`;
+  const body = JSON.stringify({
+    object: "whatsapp_business_account",
+    entry: [
+      {
+        id: "100000000000001",
+        changes: [
+          {
+            field: "messages",
+            value: {
+              messaging_product: "whatsapp",
+              metadata: { display_phone_number: "15550001111", phone_number_id: phoneNumberId },
+              contacts: [{ profile: { name: "Bench" }, wa_id: from }],
+              messages: [
+                {
+                  from,
+                  id: `wamid.BENCH${n}`,
+                  timestamp: "1700000000",
+                  type: "text",
+                  text: { body: "What are your opening hours?" },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ],
+  });
+  return { body, signature: `sha256=${createHmac("sha256", appSecret).update(body).digest("hex")}`, from };
+}
+
+async function chatappService(database: BenchDatabase, providers: FakeProviders): Promise<TestApp> {
+  const app = await startBenchApp(database, { ...providers.env, RATE_LIMIT_MAX: "100000000" });
+  const { apiKey } = await app.tenant("Bench Bank");
+  const res = await app.request("/api/tenant/channels/chatapp", {
+    method: "PUT",
+    key: apiKey,
+    body: {
+      credentials: {
+        phone_number_id: phoneNumberId,
+        access_token: "EAAG-bench-token-000001",
+        verify_token: "bench-verify",
+        app_secret: appSecret,
+      },
+    },
+  });
+  if (res.status !== 201) throw new Error(`configuring the channel failed: ${JSON.stringify(res.body)}`);
+  await app.request("/api/knowledge/sources", {
+    key: apiKey,
+    body: {
+      type: "manual",
+      title: "Opening hours",
+      content: "Our branches are open from 9 am to 5 pm on weekdays and 9 am to 1 pm on Saturdays.",
+    },
+  });
+  return app;
+}
+
+interface Row {
+  database: BenchDatabase;
+  events: number;
+  ack: autocannon.Result;
+  /** Milliseconds from each event's post to its reply at the fake provider, sorted. */
+  endToEnd: number[];
+  /** Replies at the provider per second, from the first post to the last reply. */
+  throughput: number;
+}
+
+/**
+ * Signed chat-app events at a fixed rate for a while, the worker answering as they come (ROLE=all),
+ * then waiting until every reply has reached the fake provider.
+ */
+async function measure(database: BenchDatabase): Promise<Row> {
+  const providers = await startFakeProviders();
+  const app = await chatappService(database, providers);
+  app.startWorker();
+  const postedAt = new Map<string, number>();
+  let n = 0;
+  try {
+    const started = Date.now();
+    const ack = await autocannon({
+      url: app.url,
+      connections: 20,
+      overallRate: ratePerS,
+      duration: durationS,
+      requests: [
+        {
+          method: "POST",
+          path: "/api/channels/chatapp",
+          setupRequest: (req) => {
+            const event = signedEvent(++n);
+            postedAt.set(event.from, Date.now());
+            return {
+              ...req,
+              headers: { "content-type": "application/json", "x-hub-signature-256": event.signature },
+              body: event.body,
+            };
+          },
+        },
+      ],
+    });
+    const accepted = ack.requests.total - ack.non2xx;
+    const sends = await providers.waitForSends(accepted, 600_000);
+    const endToEnd = sends.map((s) => s.at - postedAt.get(s.body.to)!).sort((a, b) => a - b);
+    const last = Math.max(...sends.map((s) => s.at));
+    return { database, events: accepted, ack, endToEnd, throughput: accepted / ((last - started) / 1000) };
+  } finally {
+    await app.close();
+    await providers.close();
+  }
+}
+
+/**
+ * Webhook acknowledgement latency at a steady rate of signed chat-app events, and end-to-end
+ * throughput and latency (event posted → reply at the provider's send API) with the offline engine.
+ * The load generator runs in the service's process, as the fake provider does: both count against it.
+ */
+export async function benchChannels(): Promise<void> {
+  const { databases, unreachable } = await benchDatabases();
+  const rows: Row[] = [];
+  for (const database of databases) rows.push(await measure(database));
+  console.log(
+    `\n### Chat-app webhooks at ${ratePerS} events/s for ${durationS} s (offline engine, worker in the same process)\n`,
+  );
+  console.log(
+    "| database | events | ack p50 (ms) | ack p99 (ms) | non-2xx | end-to-end replies/s | end-to-end p50 (ms) | end-to-end p99 (ms) |",
+  );
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
+  for (const r of rows) {
+    console.log(
+      `| ${r.database.name} | ${thousands(r.events)} | ${r.ack.latency.p50} | ${r.ack.latency.p99} | ${r.ack.non2xx} ` +
+        `| ${fixed(r.throughput, 1)} | ${thousands(Math.round(percentile(r.endToEnd, 0.5)))} | ${thousands(Math.round(percentile(r.endToEnd, 0.99)))} |`,
+    );
+  }
+  if (unreachable) console.log(noteRow(8, 0, unreachable));
+}

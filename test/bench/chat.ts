@@ -1,0 +1,263 @@
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import autocannon from "autocannon";
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import express from "express";
+import { startFakeOpenAI } from "../fakes/openai-server.js";
+import type { TestApp } from "../helpers/app.js";
+import {
+  type BenchDatabase,
+  benchDatabases,
+  corpus,
+  embeddingOf,
+  fixed,
+  latencies,
+  loadChunks,
+  noteRow,
+  numberFrom,
+  percentile,
+  startBenchApp,
+  thousands,
+} from "./harness.js";
+
+const chunks = numberFrom("BENCH_CHAT_CHUNKS", 10_000);
+const connections = numberFrom("BENCH_CHAT_CONNECTIONS", 10);
+const durationS = numberFrom("BENCH_CHAT_DURATION_S", 10);
+const streamedCount = numberFrom("BENCH_CHAT_STREAMS", 50);
+// Far above what the load reaches in its duration: the benchmark measures the service, not its 429s.
+const rateLimit = { RATE_LIMIT_MAX: "100000000" };
+
+// Questions the knowledge base answers and the router leaves to the AI (no urgent intent, no human asked for).
+const questions = [
+  "How do I open a savings account in the mobile app?",
+  "What is the fee to replace a debit card?",
+  "What interest rate does the cash ISA pay?",
+  "How can I change the PIN of my credit card?",
+  "Can the Leeds branch help me apply for a mortgage?",
+  "How do I set up a direct debit from my current account?",
+];
+
+// The model's reply, cut into deltas as a model server streams it.
+const modelAnswer = "You can open a savings account in the mobile app once we have verified your identity (Help centre).";
+const modelDeltas = 20;
+
+/** The framework's own limit: Express parsing the same JSON body and answering a fixed reply of the same shape. */
+async function startBareExpress(): Promise<{ url: string; close(): Promise<void> }> {
+  const reply = {
+    response: modelAnswer,
+    conversationId: "conv_bench",
+    messageId: "msg_bench",
+    metadata: { intent: "account_opening", confidence: 0.9, agentType: "faq", tokensUsed: 0, sources: [] },
+  };
+  const app = express();
+  app.use(express.json());
+  app.post("/api/chat", (_req, res) => {
+    res.json(reply);
+  });
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** POST /api/chat under `connections` concurrent clients, cycling through the questions; the load comes from a worker thread. */
+function load(url: string, apiKey: string): Promise<autocannon.Result> {
+  return autocannon({
+    url,
+    connections,
+    duration: durationS,
+    workers: 1,
+    requests: questions.map((message) => ({
+      method: "POST" as const,
+      path: "/api/chat",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ message }),
+    })),
+  });
+}
+
+function loadRow(target: string, database: BenchDatabase, result: autocannon.Result, bare?: autocannon.Result): string {
+  const failed = result.non2xx + result.errors + result.timeouts;
+  const ratio = bare ? `1 : ${fixed(bare.requests.average / result.requests.average, 1)}` : "1 : 1";
+  return (
+    `| ${target} | ${database.name} | ${connections} | ${thousands(result.requests.total)} | ${fixed(result.requests.average, 1)} ` +
+    `| ${result.latency.p50} | ${result.latency.p99} | ${failed} | ${ratio} |`
+  );
+}
+
+/** Milliseconds from sending a request to the first server-sent event that `isFirst` accepts; the stream is read to its end. */
+async function timeToFirst(send: () => Promise<Response>, isFirst: (event: EventSourceMessage) => boolean): Promise<number> {
+  const started = performance.now();
+  const res = await send();
+  if (!res.ok || !res.body) throw new Error(`the stream failed: HTTP ${res.status} ${await res.text()}`);
+  let first: number | null = null;
+  const parser = createParser({
+    onEvent: (event) => {
+      if (first === null && isFirst(event)) first = performance.now() - started;
+    },
+  });
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
+    parser.feed(decoder.decode(chunk, { stream: true }));
+  if (first === null) throw new Error("the stream ended without the event awaited");
+  return first;
+}
+
+const streamedChat = (app: TestApp, apiKey: string, message: string) =>
+  timeToFirst(
+    () =>
+      fetch(`${app.url}/api/chat`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ message, stream: true }),
+      }),
+    (event) => event.event === "delta",
+  );
+
+const asked = (count: number) => Array.from({ length: count }, (_, i) => questions[i % questions.length]!);
+
+/** A service on `database` with `chunks` chunks of help text in one tenant's knowledge base, its index loaded. */
+async function serviceWithKnowledge(database: BenchDatabase, env: Record<string, string>) {
+  const app = await startBenchApp(database, { ...rateLimit, ...env });
+  const tenant = await app.tenant("Bench Bank");
+  await loadChunks(app.services, tenant.tenantId, corpus(chunks));
+  // The memory index loads a tenant at its first search: not part of any request measured.
+  await app.services.vectors.search(tenant.tenantId, embeddingOf(corpus(chunks), 0), 1);
+  return { app, ...tenant };
+}
+
+interface StreamRow {
+  engine: string;
+  database: BenchDatabase;
+  service: number[];
+  model?: number[];
+  /** Mean milliseconds per pipeline stage over the streamed requests. */
+  stages: string;
+}
+
+const stageOrder = ["router", "retriever", "engine", "deliver"];
+
+/** The service's own stage timings (parley_pipeline_stage_duration_seconds) for `run` alone: where a request's time goes. */
+async function withStageMeans(app: TestApp, run: () => Promise<number[]>): Promise<{ times: number[]; stages: string }> {
+  const histogram = app.services.metrics.pipelineStage;
+  histogram.reset();
+  const times = await run();
+  const totals = new Map<string, { sum: number; count: number }>();
+  for (const value of (await histogram.get()).values) {
+    const stage = String(value.labels.stage);
+    const total = totals.get(stage) ?? { sum: 0, count: 0 };
+    if (value.metricName?.endsWith("_sum")) total.sum += value.value;
+    if (value.metricName?.endsWith("_count")) total.count += value.value;
+    totals.set(stage, total);
+  }
+  const mean = (stage: string) => {
+    const total = totals.get(stage);
+    return total?.count ? fixed((total.sum / total.count) * 1000, 1) : "–";
+  };
+  return { times, stages: stageOrder.map(mean).join(" / ") };
+}
+
+function streamRow({ engine, database, service, model, stages }: StreamRow): string {
+  const p = (times: number[] | undefined, q: number) => (times ? fixed(percentile(times, q), 1) : "–");
+  const overhead = model ? fixed(percentile(service, 0.5) - percentile(model, 0.5), 1) : "–";
+  return (
+    `| ${engine} | ${database.name} | ${service.length} | ${p(service, 0.5)} | ${p(service, 0.99)} ` +
+    `| ${p(model, 0.5)} | ${p(model, 0.99)} | ${overhead} | ${stages} |`
+  );
+}
+
+/** The offline engine: throughput against bare Express, then its own time to the first delta. */
+async function offline(database: BenchDatabase, bare: { url: string }): Promise<{ load: string[]; stream: StreamRow }> {
+  const { app, apiKey } = await serviceWithKnowledge(database, {});
+  try {
+    for (const question of questions) await app.request("/api/chat", { key: apiKey, body: { message: question } });
+    const bareResult = await load(bare.url, apiKey);
+    const chatResult = await load(app.url, apiKey);
+    // autocannon stops at its deadline, not the service: requests in flight then finish within about
+    // the slowest latency seen, and must not share the event loop with the streamed requests timed next.
+    await sleep(2 * chatResult.latency.max + 500);
+    const streamed = await withStageMeans(app, () => latencies(asked(streamedCount), (q) => streamedChat(app, apiKey, q)));
+    return {
+      load: [loadRow("bare Express", database, bareResult), loadRow("/api/chat", database, chatResult, bareResult)],
+      stream: { engine: "offline", database, service: streamed.times, stages: streamed.stages },
+    };
+  } finally {
+    await app.close();
+  }
+}
+
+/**
+ * The OpenAI engine against the fake model server: the service's first `delta` against the
+ * server's own first token to a client that asks it directly, the same reply streamed the same way.
+ */
+async function openai(database: BenchDatabase): Promise<StreamRow> {
+  const fake = await startFakeOpenAI();
+  const { app, apiKey } = await serviceWithKnowledge(database, { OPENAI_API_KEY: fake.apiKey, OPENAI_BASE_URL: fake.url });
+  try {
+    const reply = { text: modelAnswer, deltas: modelDeltas };
+    // Each customer message costs two model calls: the router classifies it, then the engine answers.
+    const turn = (message: string) => {
+      fake.script({ json: { intent: "account_opening", confidence: 0.9 } }, reply);
+      return streamedChat(app, apiKey, message);
+    };
+    await turn(questions[0]!);
+    const streamed = await withStageMeans(app, () => latencies(asked(streamedCount), turn));
+    const direct = (message: string) => {
+      fake.script(reply);
+      return timeToFirst(
+        () =>
+          fetch(`${fake.url}/chat/completions`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${fake.apiKey}`, "content-type": "application/json" },
+            body: JSON.stringify({
+              model: "gpt-4o-mini",
+              stream: true,
+              stream_options: { include_usage: true },
+              messages: [{ role: "user", content: message }],
+            }),
+          }),
+        (event) => event.data !== "[DONE]" && Boolean(JSON.parse(event.data).choices[0]?.delta?.content),
+      );
+    };
+    const model = await latencies(asked(streamedCount), direct);
+    return { engine: "OpenAI-compatible (fake server)", database, service: streamed.times, model, stages: streamed.stages };
+  } finally {
+    await app.close();
+    await fake.close();
+  }
+}
+
+/**
+ * /api/chat with a 10,000-chunk knowledge base: requests per second and latency under concurrent
+ * load next to a bare Express route in the same process, and the time to the first streamed delta
+ * against the model server's own first token.
+ */
+export async function benchChat(): Promise<void> {
+  const { databases, unreachable } = await benchDatabases();
+  const bare = await startBareExpress();
+  const loadRows: string[] = [];
+  const streamRows: StreamRow[] = [];
+  try {
+    for (const database of databases) {
+      const measured = await offline(database, bare);
+      loadRows.push(...measured.load);
+      streamRows.push(measured.stream, await openai(database));
+    }
+  } finally {
+    await bare.close();
+  }
+  console.log(`\n### Load (${thousands(chunks)} chunks, offline engine, ${durationS} s per row)\n`);
+  console.log("| endpoint | database | connections | requests | req/s | p50 (ms) | p99 (ms) | errors / non-2xx | bare : chat |");
+  console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+  for (const row of loadRows) console.log(row);
+  if (unreachable) console.log(noteRow(9, 1, unreachable));
+  console.log(`\n### Streaming: time to the first \`delta\` (${thousands(chunks)} chunks, one request at a time)\n`);
+  console.log(
+    "| engine | database | requests | first delta p50 (ms) | p99 (ms) | model server's first token p50 (ms) | p99 (ms) | overhead p50 (ms) | mean router / retriever / engine / deliver (ms) |",
+  );
+  console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+  for (const row of streamRows) console.log(streamRow(row));
+  if (unreachable) console.log(noteRow(9, 1, unreachable));
+}

@@ -1,0 +1,28 @@
+import { benchChannels } from "./channels.js";
+import { benchChat } from "./chat.js";
+import { benchIntents } from "./intents.js";
+import { benchKnowledgeIngest } from "./knowledge-ingest.js";
+import { benchKnowledgeSearch } from "./knowledge-vectors.js";
+
+// `npm run bench -- <suite>`: each suite prints a table. Benchmarks measure; tests assert behaviour.
+const suites: Record<string, () => Promise<unknown>> = {
+  intents: benchIntents,
+  knowledge: async () => {
+    await benchKnowledgeIngest();
+    await benchKnowledgeSearch();
+  },
+  chat: benchChat,
+  channels: benchChannels,
+};
+
+const requested = process.argv.slice(2);
+const names = requested.length ? requested : Object.keys(suites);
+for (const name of names) {
+  const suite = suites[name];
+  if (!suite) {
+    console.error(`Unknown benchmark "${name}". Available: ${Object.keys(suites).join(", ") || "none yet"}`);
+    process.exit(2);
+  }
+  console.log(`\n## ${name}\n`);
+  await suite();
+}

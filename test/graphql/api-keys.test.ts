@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashApiKey } from "../../src/auth/api-keys.js";
+import {
+  ApiKeysDocument,
+  CreateApiKeyDocument,
+  RevokeApiKeyDocument,
+  TenantDocument,
+  UpdateTenantDocument,
+} from "../generated.js";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+
+let app: TestApp;
+let owner: { tenantId: string; apiKey: string };
+
+beforeAll(async () => {
+  app = await startTestApp();
+  owner = await app.tenant("Keys Bank");
+});
+afterAll(() => app?.close());
+
+describe("API keys (the Settings page)", () => {
+  it("shows a new key once, stores only its hash, and lists it by prefix and role", async () => {
+    const created = await app.graphql(CreateApiKeyDocument, { name: "CRM integration", role: "agent" }, owner.apiKey);
+    const { key, apiKey } = created.data!.createApiKey;
+    expect(key).toMatch(/^prl_[\w-]{43}$/);
+    expect(key.startsWith(apiKey.prefix)).toBe(true);
+    expect(apiKey.role).toBe("agent");
+
+    const row = await app.services.db.prisma.apiKey.findUniqueOrThrow({ where: { id: apiKey.id } });
+    expect(row.hash).toBe(hashApiKey(key));
+    expect(JSON.stringify(row)).not.toContain(key);
+
+    const listed = await app.graphql(ApiKeysDocument, {}, owner.apiKey);
+    const entry = listed.data!.apiKeys.find((k) => k.id === apiKey.id);
+    expect(entry).toMatchObject({ name: "CRM integration", prefix: apiKey.prefix, role: "agent", revokedAt: null });
+    expect(JSON.stringify(listed)).not.toContain(key);
+  });
+
+  it("defaults a new key's role to admin and records when a key was last used", async () => {
+    const created = await app.graphql(CreateApiKeyDocument, { name: "default role" }, owner.apiKey);
+    const { key, apiKey } = created.data!.createApiKey;
+    expect(apiKey.role).toBe("admin");
+    const before = (await app.graphql(ApiKeysDocument, {}, owner.apiKey)).data!.apiKeys.find((k) => k.id === apiKey.id);
+    expect(before?.lastUsedAt).toBeNull();
+    await app.request("/api/conversations", { key });
+    await expect
+      .poll(
+        async () =>
+          (await app.graphql(ApiKeysDocument, {}, owner.apiKey)).data!.apiKeys.find((k) => k.id === apiKey.id)?.lastUsedAt,
+      )
+      .not.toBeNull();
+  });
+
+  it("revokes a key so that it is refused from then on", async () => {
+    const { key, apiKey } = (await app.graphql(CreateApiKeyDocument, { name: "temp" }, owner.apiKey)).data!.createApiKey;
+    const revoked = await app.graphql(RevokeApiKeyDocument, { id: apiKey.id }, owner.apiKey);
+    expect(revoked.data?.revokeApiKey.revokedAt).toEqual(expect.any(String));
+    expect((await app.request("/api/conversations", { key })).status).toBe(401);
+    expect((await app.graphql(RevokeApiKeyDocument, { id: "key_unknown" }, owner.apiKey)).errors?.[0]?.extensions?.code).toBe(
+      "NOT_FOUND",
+    );
+  });
+
+  it("lets only owners manage keys", async () => {
+    const admin = await app.keyFor(owner.tenantId, "admin");
+    expect((await app.graphql(ApiKeysDocument, {}, admin)).errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
+    const ownerKey = (await app.graphql(CreateApiKeyDocument, { name: "second owner", role: "owner" }, owner.apiKey)).data!
+      .createApiKey.key;
+    expect((await app.graphql(ApiKeysDocument, {}, ownerKey)).data?.apiKeys.length).toBeGreaterThan(1);
+  });
+});
+
+describe("tenant settings", () => {
+  it("lets an admin rename the tenant and override its rate limit, validated", async () => {
+    const admin = await app.keyFor(owner.tenantId, "admin");
+    const updated = await app.graphql(UpdateTenantDocument, { name: "Keys Bank plc", rateLimitMax: 600 }, admin);
+    expect(updated.data?.updateTenant).toMatchObject({ name: "Keys Bank plc", rateLimit: { max: 600, windowS: 60 } });
+    const invalid = await app.graphql(UpdateTenantDocument, { rateLimitMax: 0 }, admin);
+    expect(invalid.errors?.[0]?.extensions).toMatchObject({
+      code: "VALIDATION",
+      details: [expect.objectContaining({ path: "rateLimitMax" })],
+    });
+    const viewer = await app.keyFor(owner.tenantId, "viewer");
+    expect((await app.graphql(UpdateTenantDocument, { name: "x" }, viewer)).errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
+    expect((await app.graphql(TenantDocument, {}, viewer)).data?.tenant.name).toBe("Keys Bank plc");
+  });
+});

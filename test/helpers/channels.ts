@@ -1,0 +1,80 @@
+import { createHmac } from "node:crypto";
+import { expect, vi } from "vitest";
+import type { TestApp } from "./app.js";
+
+/** Configures a channel through the REST API, as a tenant does in the dashboard; returns its record. */
+export async function configureChannel(
+  app: TestApp,
+  key: string,
+  type: string,
+  credentials: Record<string, string>,
+  settings: Record<string, unknown> = {},
+) {
+  const res = await app.request(`/api/tenant/channels/${type}`, { method: "PUT", key, body: { credentials, settings } });
+  expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+  return res.body as { id: string; routing_key: string; webhook_url: string };
+}
+
+/** Meta's X-Hub-Signature-256 of a raw body. */
+export function metaSignature(rawBody: string, appSecret: string): string {
+  return `sha256=${createHmac("sha256", appSecret).update(rawBody).digest("hex")}`;
+}
+
+/** Meta signs the escaped-Unicode form of its payloads: non-ASCII as \uXXXX, as the provider sends it. */
+export function metaJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** The messages of a conversation through the REST API, oldest first. */
+export async function conversationMessages(app: TestApp, key: string, conversationId: string) {
+  const res = await app.request(`/api/conversations/${conversationId}/messages?limit=100`, { key });
+  expect(res.status).toBe(200);
+  return res.body.messages as Array<{
+    id: string;
+    role: string;
+    content: string;
+    metadata: Record<string, unknown>;
+    delivery: { status: string; attempts: number; error: string | null } | null;
+  }>;
+}
+
+/** The tenant's conversations on a channel through the REST API. */
+export async function conversationsOn(app: TestApp, key: string, channel: string) {
+  const res = await app.request(`/api/conversations?channel=${channel}`, { key });
+  expect(res.status).toBe(200);
+  return res.body.conversations as Array<{ id: string; customer_phone: string | null; message_count: number; status: string }>;
+}
+
+/** A form post as Twilio and Africa's Talking send it: the fields URL-encoded in the order given. */
+export function postForm(app: TestApp, path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
+  return app.request(path, {
+    body: new URLSearchParams(fields).toString(),
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+  });
+}
+
+/** The conversation of a channel's customer (found by its id), once the webhook's job has created it. */
+export async function conversationOf(app: TestApp, key: string, channel: string, customerId: string) {
+  return vi.waitFor(
+    async () => {
+      const res = await app.request(`/api/conversations?channel=${channel}&q=${encodeURIComponent(customerId)}`, { key });
+      expect(res.status).toBe(200);
+      const [found] = res.body.conversations as Array<{ id: string; status: string; customer_phone: string | null }>;
+      expect(found).toBeDefined();
+      return found!;
+    },
+    { timeout: 10_000, interval: 100 },
+  );
+}
+
+/** The delivery of a conversation's first AI reply, once it has settled as sent or failed. */
+export async function settledReply(app: TestApp, key: string, conversationId: string) {
+  return vi.waitFor(
+    async () => {
+      const reply = (await conversationMessages(app, key, conversationId)).find((m) => m.role === "assistant");
+      expect(["sent", "failed"]).toContain(reply?.delivery?.status);
+      return reply!;
+    },
+    { timeout: 15_000, interval: 100 },
+  );
+}

@@ -1,0 +1,197 @@
+import { getNamedType, isNonNullType, isScalarType } from "graphql";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scopeToTenant } from "../../src/db/tenant-scope.js";
+import { schema } from "../../src/graphql/schema/index.js";
+import { restRoutes } from "../../src/rest/index.js";
+import {
+  AddManualSourceForTestDocument,
+  ApiKeysDocument,
+  ChannelForTestDocument,
+  ConversationDocument,
+  ConversationsDocument,
+  CreateIntentForTestDocument,
+  DeleteChannelForTestDocument,
+  DeleteIntentForTestDocument,
+  DeleteKnowledgeSourceForTestDocument,
+  DeleteVoiceForTestDocument,
+  JobsDocument,
+  KnowledgeSourceForTestDocument,
+  RetryJobDocument,
+  RevokeApiKeyDocument,
+  SaveChannelForTestDocument,
+  SaveVoiceForTestDocument,
+  SyncKnowledgeSourceForTestDocument,
+  TenantDocument,
+  UpdateIntentForTestDocument,
+  UpdateTenantDocument,
+} from "../generated.js";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+import { seedConversation } from "../helpers/seed.js";
+
+let app: TestApp;
+let a: { tenantId: string; apiKey: string };
+let b: { tenantId: string; apiKey: string };
+let aConversation: string;
+let aJob: string;
+let aKeyId: string;
+let aChannel: string;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  a = await app.tenant("Bank A");
+  b = await app.tenant("Bank B");
+  aConversation = await seedConversation(app.services, a.tenantId, { messages: [{ role: "customer", content: "A's secret" }] });
+  await seedConversation(app.services, b.tenantId);
+  aJob = await app.services.jobs.enqueue({ queue: "test.isolation", tenantId: a.tenantId, maxAttempts: 1 });
+  await app.services.db.sql.query("UPDATE jobs SET status = 'dead' WHERE id = $1", [aJob]);
+  aKeyId = (await app.services.db.prisma.apiKey.findFirstOrThrow({ where: { tenantId: a.tenantId } })).id;
+  const credentials = {
+    phone_number_id: "220000000000001",
+    access_token: "EAAG-a-only-token",
+    verify_token: "a-verify",
+    app_secret: "a-app-secret",
+  };
+  aChannel = (await app.graphql(SaveChannelForTestDocument, { ref: "chatapp", credentials }, a.apiKey)).data!.saveChannel.channel
+    .id;
+});
+afterAll(() => app?.close());
+
+/** A's resource for every path parameter of every REST route; a new route must be added here. */
+const aResourceFor = (path: string): Record<string, string> => {
+  const table: Record<string, Record<string, string>> = {
+    "/api/conversations/:id": { id: aConversation },
+    "/api/conversations/:id/messages": { id: aConversation },
+    "/api/tenant/channels/:channelId": { channelId: aChannel },
+  };
+  const params = table[path];
+  if (!params) throw new Error(`The isolation test does not know ${path}: add it to aResourceFor`);
+  return params;
+};
+
+describe("tenant isolation", () => {
+  it("lists only the caller's own conversations", async () => {
+    const res = await app.request("/api/conversations?limit=100", { key: b.apiKey });
+    expect(res.body.total).toBe(1);
+    expect(res.body.conversations.map((c: { id: string }) => c.id)).not.toContain(aConversation);
+    const search = await app.request("/api/conversations?q=secret", { key: b.apiKey });
+    expect(search.body.total).toBe(0);
+    const graphql = await app.graphql(ConversationsDocument, { limit: 100 }, b.apiKey);
+    expect(graphql.data?.conversations.items.map((c) => c.id)).not.toContain(aConversation);
+  });
+
+  it("answers 404 on every REST route with a path parameter when it names another tenant's resource", async () => {
+    const routes = restRoutes(app.services).filter((r) => r.path.includes(":") && r.auth !== "self");
+    expect(routes.length).toBeGreaterThan(0);
+    for (const route of routes) {
+      const params = aResourceFor(route.path);
+      const path = route.path.replace(/:(\w+)/g, (_m, name: string) => params[name] ?? "");
+      const asA = await app.request(path, { method: route.method.toUpperCase(), key: a.apiKey });
+      expect(asA.status, `${route.method} ${path} as A`).toBeLessThan(400);
+      const asB = await app.request(path, { method: route.method.toUpperCase(), key: b.apiKey });
+      expect(asB.status, `${route.method} ${path} as B`).toBe(404);
+      expect(asB.body.code).toBe("NOT_FOUND");
+    }
+  });
+
+  it("answers NOT_FOUND on every GraphQL field that takes another tenant's id, and changes nothing", async () => {
+    const notFound = async (result: Promise<{ errors?: Array<{ extensions?: { code?: string } }> }>) =>
+      expect((await result).errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
+    await notFound(app.graphql(ConversationDocument, { id: aConversation }, b.apiKey));
+    await notFound(app.graphql(RevokeApiKeyDocument, { id: aKeyId }, b.apiKey));
+    await notFound(app.graphql(RetryJobDocument, { id: aJob }, b.apiKey));
+    const aIntent = (await app.graphql(CreateIntentForTestDocument, { name: "a_only", examples: ["hello"] }, a.apiKey)).data!
+      .createIntent.id;
+    await notFound(app.graphql(UpdateIntentForTestDocument, { id: aIntent, name: "stolen" }, b.apiKey));
+    await notFound(app.graphql(DeleteIntentForTestDocument, { id: aIntent }, b.apiKey));
+    expect((await app.request(`/api/intents?id=${aIntent}`, { method: "DELETE", key: b.apiKey })).status).toBe(404);
+    expect((await app.request("/api/intents", { method: "PUT", key: b.apiKey, body: { id: aIntent, name: "x" } })).status).toBe(
+      404,
+    );
+    expect((await app.services.db.prisma.intent.findUniqueOrThrow({ where: { id: aIntent } })).name).toBe("a_only");
+    const aSource = (await app.graphql(AddManualSourceForTestDocument, { title: "A's FAQ", content: "Only for A." }, a.apiKey))
+      .data!.addKnowledgeSource.id;
+    await notFound(app.graphql(KnowledgeSourceForTestDocument, { id: aSource }, b.apiKey));
+    await notFound(app.graphql(SyncKnowledgeSourceForTestDocument, { id: aSource }, b.apiKey));
+    await notFound(app.graphql(DeleteKnowledgeSourceForTestDocument, { id: aSource }, b.apiKey));
+    expect((await app.services.db.prisma.knowledgeSource.findUniqueOrThrow({ where: { id: aSource } })).status).toBe("ready");
+    const aVoice = (await app.graphql(SaveVoiceForTestDocument, { name: "Polly.Amy", language: "en-GB" }, a.apiKey)).data!
+      .saveVoice.id;
+    await notFound(app.graphql(SaveVoiceForTestDocument, { id: aVoice, selected: false }, b.apiKey));
+    await notFound(app.graphql(DeleteVoiceForTestDocument, { id: aVoice }, b.apiKey));
+    expect((await app.services.db.prisma.voice.findUniqueOrThrow({ where: { id: aVoice } })).selected).toBe(true);
+    const bChannelRef = await app.graphql(SaveChannelForTestDocument, { ref: "chatapp", credentials: {} }, b.apiKey);
+    expect(bChannelRef.errors?.[0]?.extensions?.code).toBe("VALIDATION");
+    const second = await app.graphql(
+      SaveChannelForTestDocument,
+      {
+        ref: "messenger",
+        credentials: {
+          page_id: "320000000000001",
+          access_token: "EAAB-a-page-token",
+          verify_token: "a-verify-2",
+          app_secret: "a-app-secret",
+        },
+      },
+      a.apiKey,
+    );
+    const aSecondChannel = second.data!.saveChannel.channel.id;
+    await notFound(app.graphql(ChannelForTestDocument, { ref: aSecondChannel }, b.apiKey));
+    await notFound(app.graphql(SaveChannelForTestDocument, { ref: aSecondChannel, enabled: false }, b.apiKey));
+    await notFound(app.graphql(DeleteChannelForTestDocument, { id: aSecondChannel }, b.apiKey));
+    expect((await app.services.db.prisma.channel.findUniqueOrThrow({ where: { id: aSecondChannel } })).enabled).toBe(true);
+    expect((await app.request("/api/conversations", { key: a.apiKey })).status).toBe(200);
+    expect((await app.services.db.prisma.job.findUniqueOrThrow({ where: { id: aJob } })).status).toBe("dead");
+
+    // Every field with an ID argument must be covered above: a new one fails here until it is.
+    const covered = new Set([
+      "conversation",
+      "conversationMessages",
+      "revokeApiKey",
+      "retryJob",
+      "updateIntent",
+      "deleteIntent",
+      "knowledgeSource",
+      "syncKnowledgeSource",
+      "deleteKnowledgeSource",
+      "saveVoice",
+      "deleteVoice",
+      "deleteChannel",
+    ]);
+    const withIds = [schema.getQueryType(), schema.getMutationType()].flatMap((type) =>
+      Object.values(type?.getFields() ?? {})
+        .filter((f) =>
+          f.args.some(
+            (arg) => isNonNullType(arg.type) && isScalarType(getNamedType(arg.type)) && getNamedType(arg.type).name === "ID",
+          ),
+        )
+        .map((f) => f.name),
+    );
+    expect(withIds.filter((name) => !covered.has(name))).toEqual([]);
+  });
+
+  it("lists only the caller's own API keys and jobs, and updates only its own tenant", async () => {
+    const keys = await app.graphql(ApiKeysDocument, {}, b.apiKey);
+    expect(keys.data?.apiKeys.map((k) => k.id)).not.toContain(aKeyId);
+    const jobs = await app.graphql(JobsDocument, { status: "dead" }, b.apiKey);
+    expect(jobs.data?.jobs.total).toBe(0);
+    await app.graphql(UpdateTenantDocument, { name: "Bank B renamed", rateLimitMax: 5 }, b.apiKey);
+    const aTenant = await app.graphql(TenantDocument, {}, a.apiKey);
+    expect(aTenant.data?.tenant).toMatchObject({ id: a.tenantId, name: "Bank A" });
+    expect(aTenant.data?.tenant.rateLimit.max).toBe(120);
+  });
+
+  it("scopes every data operation of the tenant client, writes included", async () => {
+    const asB = scopeToTenant(app.services.db.prisma, b.tenantId);
+    expect(await asB.conversation.findUnique({ where: { id: aConversation } })).toBeNull();
+    expect(await asB.message.count({ where: { conversationId: aConversation } })).toBe(0);
+    expect((await asB.conversation.updateMany({ where: { id: aConversation }, data: { status: "closed" } })).count).toBe(0);
+    expect((await asB.message.deleteMany({ where: { conversationId: aConversation } })).count).toBe(0);
+    await expect(asB.conversation.update({ where: { id: aConversation }, data: { status: "closed" } })).rejects.toThrow();
+    await expect(asB.conversation.delete({ where: { id: aConversation } })).rejects.toThrow();
+    const created = await asB.conversation.create({ data: { id: "conv_isolation_probe", tenantId: a.tenantId, channel: "api" } });
+    expect(created.tenantId).toBe(b.tenantId);
+    const untouched = await app.services.db.prisma.conversation.findUniqueOrThrow({ where: { id: aConversation } });
+    expect(untouched.status).toBe("open");
+    expect(await app.services.db.prisma.message.count({ where: { conversationId: aConversation } })).toBe(1);
+  });
+});

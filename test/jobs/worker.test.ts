@@ -1,0 +1,286 @@
+import pino from "pino";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { backoff, RetryLater } from "../../src/jobs/queue.js";
+import { type JobHandler, Worker, type WorkerOptions } from "../../src/jobs/worker.js";
+import { closeServices, createServices, type Services } from "../../src/services.js";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+
+let app: TestApp;
+/**
+ * On PostgreSQL, a second instance of the service (its own pool and, with REDIS_URL, its own pubsub
+ * connections) on the same database, as two worker processes would be. PGlite is one process's
+ * database, so there both workers share the one instance.
+ */
+let secondInstance: Services;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  secondInstance =
+    app.services.db.kind === "postgres"
+      ? await createServices(app.services.config, { logger: pino({ level: "silent" }) })
+      : app.services;
+});
+afterAll(async () => {
+  if (secondInstance && secondInstance !== app.services) await closeServices(secondInstance);
+  await app?.close();
+});
+
+const workers: Worker[] = [];
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((worker) => worker.stop()));
+});
+
+function startWorker(services: Services, handlers: Record<string, JobHandler>, options: Partial<WorkerOptions>): Worker {
+  const worker = new Worker(services, handlers, { pollMs: 20, leaseMs: 5_000, ...options });
+  workers.push(worker);
+  worker.start();
+  return worker;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let queues = 0;
+const freshQueue = () => `worker-queue-${++queues}`;
+
+const jobRow = (id: string) => app.services.db.prisma.job.findUniqueOrThrow({ where: { id } });
+
+async function untilStatus(ids: string[], status: string, timeout = 10_000): Promise<void> {
+  await vi.waitFor(
+    async () => expect(await app.services.db.prisma.job.count({ where: { id: { in: ids }, status } })).toBe(ids.length),
+    { timeout, interval: 20 },
+  );
+}
+
+/** A promise to hold a handler on until the test lets it go. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+describe("Worker", () => {
+  it("never runs the same job on two workers: 200 jobs drained by two workers, each job exactly once", async () => {
+    const queue = freshQueue();
+    const runs = new Map<string, string[]>();
+    const handlerFor =
+      (name: string): JobHandler =>
+      async (job) => {
+        runs.set(job.id, [...(runs.get(job.id) ?? []), name]);
+        await sleep(Math.random() * 3);
+      };
+    const ids: string[] = [];
+    for (let n = 0; n < 200; n++) ids.push(await app.services.jobs.enqueue({ queue, payload: { n } }));
+
+    startWorker(app.services, { [queue]: handlerFor("first") }, { concurrency: 4 });
+    startWorker(secondInstance, { [queue]: handlerFor("second") }, { concurrency: 4 });
+    await untilStatus(ids, "completed", 25_000);
+
+    expect([...runs.keys()].sort()).toEqual([...ids].sort());
+    const twice = [...runs].filter(([, by]) => by.length !== 1);
+    expect(twice).toEqual([]);
+    const byWorker = [...runs.values()].flat();
+    expect(byWorker.filter((name) => name === "first").length).toBeGreaterThan(0);
+    expect(byWorker.filter((name) => name === "second").length).toBeGreaterThan(0);
+    const attempts = await app.services.db.prisma.job.groupBy({ by: ["attempts"], where: { queue }, _count: true });
+    expect(attempts).toEqual([{ attempts: 1, _count: 200 }]);
+  }, 30_000);
+
+  it("runs up to its concurrency jobs at a time, and no more", async () => {
+    const queue = freshQueue();
+    const held = gate();
+    let inFlight = 0;
+    let most = 0;
+    startWorker(
+      app.services,
+      {
+        [queue]: async () => {
+          most = Math.max(most, ++inFlight);
+          await held.opened;
+          inFlight--;
+        },
+      },
+      { concurrency: 3 },
+    );
+    const ids = await Promise.all(Array.from({ length: 7 }, () => app.services.jobs.enqueue({ queue })));
+    await vi.waitFor(() => expect(inFlight).toBe(3), { timeout: 5_000, interval: 10 });
+    await sleep(100);
+    expect(inFlight).toBe(3);
+    expect(await app.services.db.prisma.job.count({ where: { queue, status: "running" } })).toBe(3);
+    held.open();
+    await untilStatus(ids, "completed");
+    expect(most).toBe(3);
+  });
+
+  it("hands a job whose worker died to another worker once the lease expires; the job shows 2 attempts", async () => {
+    const queue = freshQueue();
+    const id = await app.services.jobs.enqueue({ queue });
+    // The dying worker: claims with a short lease, then never heartbeats, completes or fails.
+    const claimed = await app.services.jobs.claim("worker-that-dies", [queue], 500);
+    expect(claimed).toMatchObject({ id, attempts: 1 });
+
+    const runs: number[] = [];
+    startWorker(secondInstance, { [queue]: async (job) => void runs.push(job.attempts) }, { concurrency: 2 });
+    await sleep(150);
+    expect(runs).toEqual([]);
+
+    await untilStatus([id], "completed", 5_000);
+    expect(runs).toEqual([2]);
+    expect(await jobRow(id)).toMatchObject({ status: "completed", attempts: 2, lockedBy: null });
+  });
+
+  it("keeps the lease of a job that runs longer than leaseMs by heartbeating, so no other worker takes it", async () => {
+    const queue = freshQueue();
+    const runs: string[] = [];
+    const slow =
+      (name: string): JobHandler =>
+      async () => {
+        runs.push(name);
+        await sleep(1_200);
+      };
+    const options = { concurrency: 2, leaseMs: 400 };
+    startWorker(app.services, { [queue]: slow("first") }, options);
+    startWorker(secondInstance, { [queue]: slow("second") }, options);
+    const id = await app.services.jobs.enqueue({ queue });
+    await untilStatus([id], "completed", 5_000);
+    expect(runs).toHaveLength(1);
+    expect((await jobRow(id)).attempts).toBe(1);
+  });
+
+  describe("on failure", () => {
+    const saved = { ...backoff };
+    beforeAll(() => {
+      backoff.baseMs = 20;
+    });
+    afterAll(() => {
+      Object.assign(backoff, saved);
+    });
+
+    it("retries a failing job with backoff until it succeeds", async () => {
+      const queue = freshQueue();
+      const runs: number[] = [];
+      startWorker(
+        app.services,
+        {
+          [queue]: async (job) => {
+            runs.push(performance.now());
+            if (job.attempts < 3) throw new Error(`flaky ${job.attempts}`);
+          },
+        },
+        { concurrency: 2 },
+      );
+      const id = await app.services.jobs.enqueue({ queue, maxAttempts: 5 });
+      await untilStatus([id], "completed", 5_000);
+      expect(runs).toHaveLength(3);
+      expect(await jobRow(id)).toMatchObject({ attempts: 3, lastError: "flaky 2" });
+      // The first retry waits at least half of baseMs, the second at least half of twice that.
+      expect(runs[1]! - runs[0]!).toBeGreaterThanOrEqual(0.5 * backoff.baseMs - 2);
+      expect(runs[2]! - runs[1]!).toBeGreaterThanOrEqual(backoff.baseMs - 2);
+    });
+
+    it("waits the delay a RetryLater asks for before running the job again", async () => {
+      const queue = freshQueue();
+      const runs: number[] = [];
+      startWorker(
+        app.services,
+        {
+          [queue]: async (job) => {
+            runs.push(performance.now());
+            if (job.attempts === 1) throw new RetryLater("rate limited, Retry-After: 0.4", 400);
+          },
+        },
+        { concurrency: 2 },
+      );
+      const id = await app.services.jobs.enqueue({ queue });
+      await untilStatus([id], "completed", 5_000);
+      expect(runs).toHaveLength(2);
+      expect(runs[1]! - runs[0]!).toBeGreaterThanOrEqual(395);
+    });
+
+    it("gives up after maxAttempts and leaves the job in the dead letters with its last error", async () => {
+      const queue = freshQueue();
+      let runs = 0;
+      startWorker(
+        app.services,
+        {
+          [queue]: async (job) => {
+            runs++;
+            throw new Error(`still down (attempt ${job.attempts})`);
+          },
+        },
+        { concurrency: 2 },
+      );
+      const id = await app.services.jobs.enqueue({ queue, maxAttempts: 3 });
+      await untilStatus([id], "dead", 5_000);
+      await sleep(100);
+      expect(runs).toBe(3);
+      expect(await jobRow(id)).toMatchObject({ status: "dead", attempts: 3, lastError: "still down (attempt 3)" });
+    });
+  });
+
+  it("wakes up when a job is enqueued instead of waiting for its next poll", async () => {
+    const queue = freshQueue();
+    startWorker(secondInstance, { [queue]: async () => undefined }, { concurrency: 1, pollMs: 20_000 });
+    // Lets the worker finish its first, empty claim and subscribe before the announcement.
+    await sleep(300);
+    const enqueued = performance.now();
+    const id = await app.services.jobs.enqueue({ queue });
+    await untilStatus([id], "completed", 3_000);
+    expect(performance.now() - enqueued).toBeLessThan(2_000);
+  });
+
+  it("stops gracefully: stop() waits for the jobs in hand to finish and claims nothing new", async () => {
+    const queue = freshQueue();
+    const held = gate();
+    const started: string[] = [];
+    const finished: string[] = [];
+    const worker = startWorker(
+      app.services,
+      {
+        [queue]: async (job) => {
+          started.push(job.id);
+          await held.opened;
+          await sleep(20);
+          finished.push(job.id);
+        },
+      },
+      { concurrency: 3, pollMs: 60_000 },
+    );
+    const inHand = [await app.services.jobs.enqueue({ queue }), await app.services.jobs.enqueue({ queue })];
+    await vi.waitFor(() => expect(started).toHaveLength(2), { timeout: 5_000, interval: 10 });
+    // Lets the worker's next, empty claim finish, so that stop() finds it idle rather than mid-claim.
+    await sleep(50);
+
+    let stopped = false;
+    const stopping = worker.stop().then(() => {
+      stopped = true;
+    });
+    // A free slot and a due job while stopping: it must stay in the queue for the next worker.
+    const later = await app.services.jobs.enqueue({ queue });
+    await sleep(150);
+    expect(stopped).toBe(false);
+    expect(finished).toEqual([]);
+
+    held.open();
+    await stopping;
+    expect(finished.sort()).toEqual([...inHand].sort());
+    await untilStatus(inHand, "completed", 1_000);
+
+    await app.services.jobs.enqueue({ queue });
+    await sleep(150);
+    expect(started.sort()).toEqual([...inHand].sort());
+    expect(await jobRow(later)).toMatchObject({ status: "pending", attempts: 0 });
+  });
+
+  it("can be started again after stop()", async () => {
+    const queue = freshQueue();
+    const runs: string[] = [];
+    const worker = startWorker(app.services, { [queue]: async (job) => void runs.push(job.id) }, { concurrency: 1 });
+    await worker.stop();
+    const id = await app.services.jobs.enqueue({ queue });
+    worker.start();
+    await untilStatus([id], "completed", 5_000);
+    expect(runs).toEqual([id]);
+  });
+});

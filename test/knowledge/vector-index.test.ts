@@ -1,0 +1,356 @@
+import { randomBytes } from "node:crypto";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { loadConfig } from "../../src/config.js";
+import { type Database, openDatabase } from "../../src/db/client.js";
+import { migrate } from "../../src/db/migrate.js";
+import { createVectorIndex, type VectorIndex, type VectorIndexDeps } from "../../src/knowledge/vector-index.js";
+import type { MemoryVectorIndexOptions } from "../../src/knowledge/vector-index-memory.js";
+import { PgvectorIndex } from "../../src/knowledge/vector-index-pgvector.js";
+import { createRealtimeBus, type RealtimeBus } from "../../src/realtime/pubsub.js";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.js";
+
+const dimensions = 1536;
+const logger = pino({ level: "silent" });
+
+/** A seeded PRNG (mulberry32): the same data set on every run. */
+function prng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+function normalise(v: Float32Array): Float32Array {
+  const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+  return v.map((x) => x / norm);
+}
+
+const randomUnit = (random: () => number) => normalise(Float32Array.from({ length: dimensions }, () => random() - 0.5));
+const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+
+interface Point {
+  id: string;
+  cluster: number;
+  vector: Float32Array;
+}
+
+/** `clusters` groups of `size` points around random centres: near each other, far from the other groups. */
+function clustered(prefix: string, clusters: number, size: number, seed: number): Point[] {
+  const random = prng(seed);
+  const points: Point[] = [];
+  for (let c = 0; c < clusters; c++) {
+    const centre = randomUnit(random);
+    for (let i = 0; i < size; i++) {
+      const noise = randomUnit(random);
+      points.push({ id: `${prefix}_${c}_${i}`, cluster: c, vector: normalise(centre.map((x, d) => x + 0.8 * noise[d]!)) });
+    }
+  }
+  return points;
+}
+
+const exactNearest = (points: Point[], query: Float32Array, k: number) =>
+  points
+    .map((p) => ({ id: p.id, score: cosine(p.vector, query) }))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, k);
+
+async function addTenant(db: Database, tenantId: string): Promise<void> {
+  await db.sql.query(`INSERT INTO tenants (id, name, updated_at) VALUES ($1, $1, now())`, [tenantId]);
+  await db.sql.query(
+    `INSERT INTO knowledge_sources (id, tenant_id, type, title, updated_at) VALUES ($1, $2, 'manual', 'Test', now())`,
+    [`src_${tenantId}`, tenantId],
+  );
+}
+
+/** What ingest does: writes the rows with their canonical embedding (or rewrites them), and nothing else. */
+async function writeChunks(db: Database, tenantId: string, points: Point[]): Promise<void> {
+  for (const p of points) {
+    await db.sql.query(
+      `INSERT INTO chunks (id, tenant_id, source_id, position, content, token_count, content_hash, embedder, embedding)
+       VALUES ($1, $2, $3, 0, $1, 1, $1, 'test', $4)
+       ON CONFLICT (id) DO UPDATE SET embedding = EXCLUDED.embedding`,
+      [p.id, tenantId, `src_${tenantId}`, Array.from(p.vector)],
+    );
+  }
+}
+
+async function deleteChunks(db: Database, ids: string[]): Promise<void> {
+  await db.sql.query(`DELETE FROM chunks WHERE id = ANY($1::text[])`, [ids]);
+}
+
+const serverMode = Boolean(process.env.DATABASE_URL);
+const implementations = [
+  { name: "memory", VECTOR_INDEX: "memory" as const },
+  // The PostgreSQL server on our machines has no pgvector (DESIGN §5): pgvector is tested on PGlite.
+  ...(serverMode ? [] : [{ name: "pgvector", VECTOR_INDEX: "pgvector" as const }]),
+];
+
+describe.each(implementations)("the $name vector index", ({ VECTOR_INDEX }) => {
+  let testDb: TestDatabase;
+  let db: Database;
+  let deps: VectorIndexDeps;
+  let index: VectorIndex;
+  const tenantA = clustered("a", 6, 12, 1);
+  const tenantB = clustered("b", 2, 10, 2);
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    db = await openDatabase({ url: testDb.url, pgliteDir: testDb.pgliteDir });
+    await migrate(db.sql);
+    deps = { db, realtime: createRealtimeBus(undefined), logger };
+    index = await createVectorIndex(deps, { VECTOR_INDEX });
+    await index.start();
+    for (const [tenantId, points] of [
+      ["ten_a", tenantA],
+      ["ten_b", tenantB],
+    ] as const) {
+      await addTenant(db, tenantId);
+      await writeChunks(db, tenantId, points);
+      await index.added(
+        tenantId,
+        points.map((p) => ({ id: p.id, embedding: p.vector })),
+      );
+    }
+    await addTenant(db, "ten_empty");
+  });
+  afterAll(async () => {
+    await index?.stop();
+    await db?.close();
+    await testDb?.drop();
+  });
+
+  it("is the implementation asked for", () => {
+    expect(index.kind).toBe(VECTOR_INDEX);
+  });
+
+  it("finds the nearest neighbours, best first, with cosine similarities", async () => {
+    for (const probe of [tenantA[0]!, tenantA[30]!, tenantA[71]!]) {
+      const hits = await index.search("ten_a", probe.vector, 10);
+      expect(hits).toHaveLength(10);
+      expect(hits[0]).toMatchObject({ chunkId: probe.id });
+      expect(hits[0]!.score).toBeCloseTo(1, 2);
+      const exact = exactNearest(tenantA, probe.vector, 10);
+      const inCluster = new Set(tenantA.filter((p) => p.cluster === probe.cluster).map((p) => p.id));
+      for (const hit of hits) expect(inCluster.has(hit.chunkId), hit.chunkId).toBe(true);
+      const recall = hits.filter((h) => exact.some((e) => e.id === h.chunkId)).length / 10;
+      expect(recall).toBeGreaterThanOrEqual(0.9);
+      const exactScore = new Map(tenantA.map((p) => [p.id, cosine(p.vector, probe.vector)]));
+      for (const hit of hits) expect(hit.score).toBeCloseTo(exactScore.get(hit.chunkId)!, 2);
+      expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((x, y) => y - x));
+    }
+  });
+
+  it("never shows a tenant another tenant's vectors", async () => {
+    const hits = await index.search("ten_b", tenantA[0]!.vector, 50);
+    expect(hits).toHaveLength(tenantB.length);
+    for (const hit of hits) expect(hit.chunkId).toMatch(/^b_/);
+    expect(await index.search("ten_empty", tenantA[0]!.vector, 5)).toEqual([]);
+    expect(await index.search("ten_unknown", tenantA[0]!.vector, 5)).toEqual([]);
+  });
+
+  it("forgets removed vectors, ignores unknown ids, and takes a rewritten vector", async () => {
+    const gone = [tenantB[0]!.id, tenantB[1]!.id];
+    await deleteChunks(db, gone);
+    await index.removed("ten_b", [...gone, "b_never_existed"]);
+    let hits = await index.search("ten_b", tenantB[0]!.vector, 20);
+    expect(hits).toHaveLength(tenantB.length - 2);
+    expect(hits.map((h) => h.chunkId)).not.toContain(gone[0]);
+    expect(hits.map((h) => h.chunkId)).not.toContain(gone[1]);
+
+    // Rewritten into the other cluster: found there, and no longer near its old neighbours.
+    const moved = { ...tenantB[2]!, vector: tenantB[15]!.vector.map((x, i) => x + 0.01 * tenantB[2]!.vector[i]!) };
+    await writeChunks(db, "ten_b", [moved]);
+    await index.added("ten_b", [{ id: moved.id, embedding: Array.from(moved.vector) }]);
+    hits = await index.search("ten_b", moved.vector, 3);
+    expect(hits.map((h) => h.chunkId)).toContain(moved.id);
+    hits = await index.search("ten_b", tenantB[3]!.vector, 7);
+    expect(hits.map((h) => h.chunkId)).not.toContain(moved.id);
+  });
+
+  it("refuses vectors of the wrong size", async () => {
+    await expect(index.search("ten_a", new Float32Array(3), 5)).rejects.toThrow(/3 dimensions/);
+    await expect(index.added("ten_a", [{ id: "x", embedding: [1, 0] }])).rejects.toThrow(/2 dimensions/);
+  });
+
+  it("when started, finds what was written to the canonical column before", async () => {
+    await addTenant(db, "ten_before");
+    const before = clustered("c", 2, 5, 3);
+    await writeChunks(db, "ten_before", before);
+    const fresh = await createVectorIndex(deps, { VECTOR_INDEX });
+    await fresh.start();
+    try {
+      const hits = await fresh.search("ten_before", before[7]!.vector, 3);
+      expect(hits[0]!.chunkId).toBe(before[7]!.id);
+      expect((await fresh.search("ten_a", tenantA[5]!.vector, 1))[0]!.chunkId).toBe(tenantA[5]!.id);
+    } finally {
+      await fresh.stop();
+    }
+  });
+
+  it.runIf(VECTOR_INDEX === "pgvector")("searches through the HNSW index despite the tenant filter", async () => {
+    const plan = await (index as PgvectorIndex).explain("ten_a", tenantA[0]!.vector, 10);
+    expect(plan).toMatch(/Index Scan using chunks_embedding_hnsw_idx on chunks/);
+    expect(plan).toMatch(/Filter: \(tenant_id = /);
+    expect(plan).not.toMatch(/Sort|Seq Scan/);
+  });
+});
+
+describe("createVectorIndex", () => {
+  let testDb: TestDatabase;
+  let db: Database;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    db = await openDatabase({ url: testDb.url, pgliteDir: testDb.pgliteDir });
+    await migrate(db.sql);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await testDb?.drop();
+  });
+
+  it("chooses memory on PGlite and on a server without pgvector", async () => {
+    const deps = { db, realtime: createRealtimeBus(undefined), logger };
+    expect((await createVectorIndex(deps, loadConfig({}))).kind).toBe("memory");
+  });
+
+  it.runIf(serverMode)("refuses pgvector on a server without the extension", async () => {
+    const deps = { db, realtime: createRealtimeBus(undefined), logger };
+    const index = await createVectorIndex(deps, loadConfig({ VECTOR_INDEX: "pgvector" }));
+    await expect(index.start()).rejects.toThrow(/needs the pgvector extension/);
+  });
+
+  it.runIf(!serverMode)("leaves the HNSW index out of PGlite's migrations and builds it when pgvector is chosen", async () => {
+    const indexes = () =>
+      db.sql
+        .query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'chunks'`)
+        .then((rows) => rows.map((r) => r.indexname));
+    expect(await indexes()).not.toContain("chunks_embedding_hnsw_idx");
+    await new PgvectorIndex(db).start();
+    expect(await indexes()).toContain("chunks_embedding_hnsw_idx");
+  });
+});
+
+/**
+ * Waits until `to` hears what `from` publishes: Redis subscriptions are established asynchronously,
+ * and an announcement made before would be missed by design.
+ */
+async function untilConnected(from: RealtimeBus, to: RealtimeBus): Promise<void> {
+  const subscription = to.pubsub.subscribe("vectors:changed");
+  const heard = subscription.next();
+  const probe = { tenantId: `probe_${randomBytes(4).toString("hex")}`, added: [], removed: [], version: 0, origin: "probe" };
+  const timer = setInterval(() => void from.pubsub.publish("vectors:changed", probe), 50);
+  from.pubsub.publish("vectors:changed", probe);
+  await heard;
+  clearInterval(timer);
+  await subscription.return();
+}
+
+const buses = [
+  { name: "one in-process bus", redis: false },
+  ...(process.env.REDIS_URL ? [{ name: "two Redis buses", redis: true }] : []),
+];
+
+describe.each(buses)("two memory indexes on one database, through $name", ({ redis }) => {
+  let testDb: TestDatabase;
+  let db: Database;
+  let busA: RealtimeBus;
+  let busB: RealtimeBus;
+  const instances: VectorIndex[] = [];
+  const points = clustered("r", 3, 8, 4);
+  // Unique: another run of this file may share the Redis server, and its announcements would reach these indexes.
+  const tenant = `ten_shared_${randomBytes(4).toString("hex")}`;
+
+  const instance = async (bus: RealtimeBus, options: MemoryVectorIndexOptions) => {
+    const index = await createVectorIndex({ db, realtime: bus, logger }, { VECTOR_INDEX: "memory" }, options);
+    await index.start();
+    instances.push(index);
+    return index;
+  };
+  const idsFound = async (index: VectorIndex) => (await index.search(tenant, points[0]!.vector, 50)).map((h) => h.chunkId).sort();
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    db = await openDatabase({ url: testDb.url, pgliteDir: testDb.pgliteDir });
+    await migrate(db.sql);
+    await addTenant(db, tenant);
+    busA = redis ? createRealtimeBus(process.env.REDIS_URL, logger) : createRealtimeBus(undefined);
+    busB = redis ? createRealtimeBus(process.env.REDIS_URL, logger) : busA;
+  });
+  afterAll(async () => {
+    for (const index of instances) await index.stop();
+    await busA?.close();
+    if (busB !== busA) await busB?.close();
+    await db?.close();
+    await testDb?.drop();
+  });
+
+  it("apply each other's additions and removals as they are announced", async () => {
+    // Reconciliation with the database is made too slow to matter here: only announcements count.
+    const a = await instance(busA, { reconcileIntervalMs: 3_600_000, gapGraceMs: 3_600_000 });
+    const b = await instance(busB, { reconcileIntervalMs: 3_600_000, gapGraceMs: 3_600_000 });
+    await untilConnected(busA, busB);
+    await untilConnected(busB, busA);
+    expect(await idsFound(b)).toEqual([]);
+
+    const first = points.slice(0, 12);
+    await writeChunks(db, tenant, first);
+    await a.added(
+      tenant,
+      first.map((p) => ({ id: p.id, embedding: p.vector })),
+    );
+    await vi.waitFor(async () => expect(await idsFound(b)).toEqual(first.map((p) => p.id).sort()), { timeout: 5_000 });
+
+    const gone = first.slice(0, 4).map((p) => p.id);
+    await deleteChunks(db, gone);
+    await b.removed(tenant, gone);
+    const left = first
+      .slice(4)
+      .map((p) => p.id)
+      .sort();
+    await vi.waitFor(async () => expect(await idsFound(a)).toEqual(left), { timeout: 5_000 });
+    expect(await idsFound(b)).toEqual(left);
+  });
+
+  it("rebuild a tenant when they notice a missed change", async () => {
+    const watcher = await instance(busB, { reconcileIntervalMs: 3_600_000, gapGraceMs: 100 });
+    const before = await idsFound(watcher);
+    // A writer whose announcements nobody hears: the watcher misses this change entirely...
+    const deaf = await instance(createRealtimeBus(undefined), { reconcileIntervalMs: 3_600_000 });
+    const missed = points.slice(12, 16);
+    await writeChunks(db, tenant, missed);
+    await deaf.added(
+      tenant,
+      missed.map((p) => ({ id: p.id, embedding: p.vector })),
+    );
+    // ...and sees the gap when the next change is announced.
+    const writer = await instance(busA, { reconcileIntervalMs: 3_600_000 });
+    await untilConnected(busA, busB);
+    const next = points.slice(16, 18);
+    await writeChunks(db, tenant, next);
+    await writer.added(
+      tenant,
+      next.map((p) => ({ id: p.id, embedding: p.vector })),
+    );
+    const expected = [...before, ...missed.map((p) => p.id), ...next.map((p) => p.id)].sort();
+    await vi.waitFor(async () => expect(await idsFound(watcher)).toEqual(expected), { timeout: 5_000 });
+  });
+
+  it("catch up with the database when the last announcement was lost", async () => {
+    const watcher = await instance(busB, { reconcileIntervalMs: 100, gapGraceMs: 100 });
+    const before = await idsFound(watcher);
+    const deaf = await instance(createRealtimeBus(undefined), { reconcileIntervalMs: 3_600_000 });
+    const last = points.slice(18);
+    await writeChunks(db, tenant, last);
+    await deaf.added(
+      tenant,
+      last.map((p) => ({ id: p.id, embedding: p.vector })),
+    );
+    await vi.waitFor(async () => expect(await idsFound(watcher)).toEqual([...before, ...last.map((p) => p.id)].sort()), {
+      timeout: 5_000,
+    });
+  });
+});

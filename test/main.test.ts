@@ -1,0 +1,109 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { afterAll, describe, expect, it } from "vitest";
+import { startFakeOpenAI } from "./fakes/openai-server.js";
+import { createTestDatabase } from "./helpers/database.js";
+import { freePort, runScript, whenServing } from "./helpers/process.js";
+
+const dataDir = mkdtempSync(path.join(tmpdir(), "parley-main-"));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+// The service as `npm start` runs it, on the embedded defaults (or DATABASE_URL when the suite runs on PostgreSQL,
+// where the demo tenant is only created if the database is empty, so this file checks it on PGlite only).
+describe.runIf(!process.env.DATABASE_URL)("npm start on an empty data directory", () => {
+  it("creates the demo tenant, prints a working key once, and persists across restarts", async () => {
+    const port = await freePort();
+    const env = { DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: "", REDIS_URL: "" };
+    const first = runScript("src/main.ts", [], env);
+    const [, key] = await first.waitFor(/API key \(shown once, keep it\):\s+(prl_\S+)/);
+    await first.waitFor(/curl -s http:\/\/localhost:\d+\/api\/conversations/);
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(await health.json()).toEqual({ status: "ok" });
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(await ready.json()).toMatchObject({ status: "ready", database: "ok" });
+    const list = await fetch(`http://127.0.0.1:${port}/api/conversations`, { headers: { authorization: `Bearer ${key}` } });
+    expect(list.status).toBe(200);
+
+    first.child.kill("SIGTERM");
+    expect(await first.exit()).toBe(0);
+
+    const second = runScript("src/main.ts", [], env);
+    const again = await whenServing(`http://127.0.0.1:${port}/api/conversations`, { headers: { "x-api-key": key! } });
+    expect(again.status).toBe(200);
+    expect(second.stdout()).not.toContain("prl_");
+    second.child.kill("SIGTERM");
+    expect(await second.exit()).toBe(0);
+  }, 60_000);
+});
+
+/** The events of a server-sent event stream as they arrive, and when it ends. */
+function eventsOf(res: Response): { events: EventSourceMessage[]; ended: Promise<void> } {
+  const events: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (e) => events.push(e) });
+  const decoder = new TextDecoder();
+  const ended = (async () => {
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
+      parser.feed(decoder.decode(chunk, { stream: true }));
+  })();
+  return { events, ended };
+}
+
+// On PostgreSQL too: a fresh database of its own is empty, so the demo tenant is created there as well.
+describe("SIGTERM", () => {
+  it("lets an in-flight request finish, ends an open chat stream with an error event, and exits 0", async () => {
+    const fake = await startFakeOpenAI();
+    const database = process.env.DATABASE_URL ? await createTestDatabase() : null;
+    const port = await freePort();
+    const service = runScript("src/main.ts", [], {
+      DATA_DIR: path.join(dataDir, "sigterm"),
+      PORT: String(port),
+      DATABASE_URL: database?.url ?? "",
+      REDIS_URL: process.env.REDIS_URL ?? "",
+      OPENAI_API_KEY: fake.apiKey,
+      OPENAI_BASE_URL: fake.url,
+    });
+    try {
+      const [, key] = await service.waitFor(/API key \(shown once, keep it\):\s+(prl_\S+)/);
+      const chat = (body: Record<string, unknown>) =>
+        fetch(`http://127.0.0.1:${port}/api/chat`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+      const answersStarted = () =>
+        fake.requests.filter((r) => r.path === "/v1/chat/completions" && r.body.stream === true).length;
+      const intent = { json: { intent: "balance", confidence: 0.9 } };
+
+      // A stream the model would take 20 s to finish, longer than the shutdown may take…
+      fake.script(intent, { text: "A long answer. ".repeat(40), deltas: 40, delayMs: 500 });
+      const stream = eventsOf(await chat({ message: "Tell me everything about my balance", stream: true }));
+      await expect.poll(() => stream.events.some((e) => e.event === "delta"), { timeout: 15_000 }).toBe(true);
+      // …and a plain request the model answers in a second or two, in flight when the signal comes.
+      const text = "Your balance is shown in the app, under Accounts.";
+      fake.script(intent, { text, deltas: 4, delayMs: 400 });
+      const pending = chat({ message: "Where do I see my balance?" });
+      await expect.poll(answersStarted, { timeout: 15_000 }).toBe(2);
+
+      const signalled = Date.now();
+      service.child.kill("SIGTERM");
+      const res = await pending;
+      expect(res.status).toBe(200);
+      expect((await res.json()).response).toBe(text);
+
+      await stream.ended;
+      const last = stream.events.at(-1)!;
+      expect(last.event).toBe("error");
+      expect(JSON.parse(last.data)).toMatchObject({ code: "INTERNAL", error: expect.stringMatching(/send your message again/) });
+      expect(stream.events.some((e) => e.event === "done")).toBe(false);
+
+      expect(await service.exit()).toBe(0);
+      expect(Date.now() - signalled).toBeLessThan(10_000);
+    } finally {
+      service.child.kill("SIGKILL");
+      await fake.close();
+      await database?.drop();
+    }
+  }, 90_000);
+});

@@ -1,0 +1,199 @@
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { handoffNotice } from "../../src/conversations/escalate.js";
+import { UpdateTenantDocument } from "../generated.js";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+
+let app: TestApp;
+let bank: { tenantId: string; apiKey: string };
+
+const faq = `Cards
+
+To reset your card PIN, open the mobile app, choose Cards, then Reset PIN. The new PIN works at once.
+
+If your card is lost or stolen, freeze it in the app and call 0800 123 456 at any time.
+
+Branches
+
+Our branches are open Monday to Friday from 9am to 5pm, and on Saturday from 9am to 12.30pm.`;
+
+async function readEvents(res: Response): Promise<EventSourceMessage[]> {
+  const events: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (e) => events.push(e) });
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
+    parser.feed(decoder.decode(chunk, { stream: true }));
+  return events;
+}
+
+/** The next event on the agent inbox feed of a tenant, subscribed before anything is published. */
+async function nextInboxMessage(tenantId: string) {
+  const iterator = app.services.realtime.pubsub.subscribe("inbox:message", tenantId)[Symbol.asyncIterator]();
+  const next = iterator.next();
+  const redis = app.services.redis;
+  if (redis) {
+    // Through Redis the subscription is live once the server counts it.
+    const subscribers = async () => Number(((await redis.pubsub("NUMSUB", `inbox:message:${tenantId}`)) as [string, number])[1]);
+    await expect.poll(subscribers).toBeGreaterThan(0);
+  }
+  return { next, stop: () => void iterator.return?.() };
+}
+
+beforeAll(async () => {
+  app = await startTestApp();
+  bank = await app.tenant("Chat Bank");
+  const added = await app.request("/api/knowledge/sources", {
+    key: bank.apiKey,
+    body: { type: "manual", title: "Help centre", content: faq },
+  });
+  expect(added.status).toBe(201);
+});
+afterAll(() => app?.close());
+
+describe("POST /api/chat", () => {
+  it("answers a question from the knowledge base with the spec's Chat reply and its source", async () => {
+    const res = await app.request("/api/chat", { key: bank.apiKey, body: { message: "How do I reset my PIN?" } });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body).sort()).toEqual(["conversationId", "messageId", "metadata", "response"]);
+    expect(res.body.response).toContain("Reset PIN");
+    expect(res.body.conversationId).toMatch(/^conv_/);
+    expect(res.body.messageId).toMatch(/^msg_/);
+    expect(res.body.metadata).toMatchObject({
+      intent: expect.any(String),
+      confidence: expect.any(Number),
+      agentType: expect.any(String),
+      tokensUsed: expect.any(Number),
+    });
+    expect(res.body.metadata.tokensUsed).toBeGreaterThan(0);
+    expect(res.body.metadata.sources[0]).toMatchObject({ title: "Help centre" });
+
+    const messages = await app.request(`/api/conversations/${res.body.conversationId}/messages`, { key: bank.apiKey });
+    expect(messages.body.messages.map((m: { role: string }) => m.role)).toEqual(["customer", "assistant"]);
+    expect(messages.body.messages[1].id).toBe(res.body.messageId);
+    const conversation = await app.request(`/api/conversations/${res.body.conversationId}`, { key: bank.apiKey });
+    expect(conversation.body).toMatchObject({ channel: "api", status: "open", message_count: 2 });
+  });
+
+  it("continues a conversation by id, and says when it does not know", async () => {
+    const first = await app.request("/api/chat", { key: bank.apiKey, body: { message: "When are branches open on Saturday?" } });
+    expect(first.body.response).toContain("12.30pm");
+    const second = await app.request("/api/chat", {
+      key: bank.apiKey,
+      body: { message: "What is the airspeed velocity of an unladen swallow?", conversationId: first.body.conversationId },
+    });
+    expect(second.status).toBe(200);
+    expect(second.body.conversationId).toBe(first.body.conversationId);
+    expect(second.body.response.toLowerCase()).toMatch(/not sure|don't know|do not know/);
+    expect(second.body.metadata.agentType).toBe("fallback");
+  });
+
+  it("escalates an urgent intent such as a stolen card at once", async () => {
+    const res = await app.request("/api/chat", { key: bank.apiKey, body: { message: "My card was stolen this morning" } });
+    expect(res.body.metadata).toMatchObject({ intent: "card_lost_or_stolen", agentType: "handoff" });
+    const conversation = await app.request(`/api/conversations/${res.body.conversationId}`, { key: bank.apiKey });
+    expect(conversation.body.status).toBe("escalated");
+  });
+
+  it("escalates when the customer asks for a human, and the AI stops answering", async () => {
+    const res = await app.request("/api/chat", {
+      key: bank.apiKey,
+      body: { message: "I want to speak to a real person please" },
+    });
+    expect(res.body.metadata.agentType).toBe("handoff");
+    expect(res.body.response.toLowerCase()).toContain("team");
+    const conversation = await app.request(`/api/conversations/${res.body.conversationId}`, { key: bank.apiKey });
+    expect(conversation.body.status).toBe("escalated");
+    const inbox = await nextInboxMessage(bank.tenantId);
+    const next = await app.request("/api/chat", {
+      key: bank.apiKey,
+      body: { message: "How do I reset my PIN?", conversationId: res.body.conversationId },
+    });
+    expect(next.status).toBe(200);
+    expect(next.body).toMatchObject({ response: "", messageId: null, metadata: { agentType: "human" } });
+
+    const messages = await app.request(`/api/conversations/${res.body.conversationId}/messages`, { key: bank.apiKey });
+    const held = messages.body.messages.at(-1);
+    expect(held).toMatchObject({ role: "customer", content: "How do I reset my PIN?" });
+    expect((await inbox.next).value).toEqual({ conversationId: res.body.conversationId, messageId: held.id });
+    inbox.stop();
+  });
+
+  it.each([
+    ["an empty message", { message: "" }, "message"],
+    ["a message over 4,000 characters", { message: "x".repeat(4001) }, "message"],
+    ["no message", {}, "message"],
+    ["a channel with its own webhook", { message: "hi", channel: "sms" }, "channel"],
+  ])("answers 422 VALIDATION for %s", async (_name, body, field) => {
+    const res = await app.request("/api/chat", { key: bank.apiKey, body });
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe("VALIDATION");
+    expect(JSON.stringify(res.body.details)).toContain(field);
+  });
+
+  it("answers 404 for an unknown or another tenant's conversation, streamed or not", async () => {
+    const other = await app.tenant("Other");
+    const mine = await app.request("/api/chat", { key: bank.apiKey, body: { message: "hello" } });
+    for (const body of [
+      { message: "hi", conversationId: "conv_unknown" },
+      { message: "hi", conversationId: mine.body.conversationId },
+      { message: "hi", conversationId: mine.body.conversationId, stream: true },
+    ]) {
+      const res = await app.request("/api/chat", { key: other.apiKey, body });
+      expect(res.status).toBe(404);
+      expect(res.body.code).toBe("NOT_FOUND");
+    }
+  });
+
+  it("needs a role that may converse", async () => {
+    const viewer = await app.keyFor(bank.tenantId, "viewer");
+    const res = await app.request("/api/chat", { key: viewer, body: { message: "hello" } });
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe("FORBIDDEN");
+  });
+});
+
+describe("POST /api/chat streamed", () => {
+  it.each([
+    ["stream: true", { stream: true }, {}],
+    ["Accept: text/event-stream", {}, { accept: "text/event-stream" }],
+  ])("streams meta, deltas and done as server-sent events (%s)", async (_name, extra, headers) => {
+    const res = await fetch(`${app.url}/api/chat`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${bank.apiKey}`, "content-type": "application/json", ...headers },
+      body: JSON.stringify({ message: "How can I reset the PIN of my card?", ...extra }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const events = await readEvents(res);
+    expect(events[0]!.event).toBe("meta");
+    const meta = JSON.parse(events[0]!.data);
+    const deltas = events.filter((e) => e.event === "delta").map((e) => JSON.parse(e.data).text as string);
+    expect(deltas.length).toBeGreaterThan(1);
+    const done = events.at(-1)!;
+    expect(done.event).toBe("done");
+    const reply = JSON.parse(done.data);
+    expect(reply).toMatchObject({ conversationId: meta.conversationId, messageId: meta.messageId });
+    expect(deltas.join("")).toBe(reply.response);
+    expect(reply.response).toContain("Reset PIN");
+  });
+
+  it("ends the reply that escalates for low confidence with the notice that a person will follow", async () => {
+    const strict = await app.tenant("Strict Stream Bank");
+    await app.graphql(UpdateTenantDocument, { lowConfidenceEscalateAfter: 1 }, strict.apiKey);
+    const res = await fetch(`${app.url}/api/chat`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${strict.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ message: "What is the airspeed velocity of an unladen swallow?", stream: true }),
+    });
+    const events = await readEvents(res);
+    const reply = JSON.parse(events.at(-1)!.data);
+    expect(events.at(-1)!.event).toBe("done");
+    expect(reply.metadata.agentType).toBe("fallback");
+    expect(reply.response.toLowerCase()).toMatch(/not sure|don't know|do not know/);
+    expect(reply.response.endsWith(`\n\n${handoffNotice}`)).toBe(true);
+    const deltas = events.filter((e) => e.event === "delta").map((e) => JSON.parse(e.data).text as string);
+    expect(deltas.join("")).toBe(reply.response);
+    const conversation = await app.request(`/api/conversations/${reply.conversationId}`, { key: strict.apiKey });
+    expect(conversation.body.status).toBe("escalated");
+  });
+});

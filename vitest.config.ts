@@ -1,0 +1,21 @@
+import { createRequire } from "node:module";
+import { defineConfig } from "vitest/config";
+
+const require = createRequire(import.meta.url);
+
+export default defineConfig({
+  resolve: {
+    // Node loads graphql 16 as CommonJS for the libraries; without this, Vite would give our own
+    // modules its .mjs build and the schema would come from "another realm".
+    alias: [{ find: /^graphql$/, replacement: require.resolve("graphql") }],
+  },
+  test: {
+    include: ["test/**/*.test.ts"],
+    exclude: ["test/e2e/**", "node_modules/**"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: "forks",
+    // Two cores: each file opens its own database; more workers only queue on the CPU.
+    maxWorkers: 2,
+  },
+});
