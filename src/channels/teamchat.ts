@@ -32,10 +32,10 @@ export function toMrkdwn(markdown: string): string {
     return `\uE000${links.length - 1}\uE000`;
   });
   return escapeMrkdwn(withoutLinks)
-    .replace(/^\s{0,3}#{1,6}\s+(.+)$/gm, "*$1*")
     .replace(/^(\s*)[-+*]\s+/gm, "$1• ")
     .replace(/(^|[^\w*])\*(?=\S)([^*\n]*?\S)\*(?!\w)/g, "$1_$2_")
     .replace(/(\*\*|__)(?=\S)([\s\S]*?\S)\1/g, "*$2*")
+    .replace(/^\s{0,3}#{1,6}\s+(.+)$/gm, "*$1*")
     .replace(/~~(.+?)~~/g, "~$1~")
     .replace(/\uE000(\d+)\uE000/g, (_m, i: string) => links[Number(i)]!)
     .trim();
