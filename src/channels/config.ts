@@ -120,8 +120,12 @@ export async function saveChannel(
   }
 }
 
-/** Where the provider must send events: the address to paste in its console. */
-export function webhookUrl(services: Services, type: string): string | null {
+/**
+ * Where the provider must send events: the address to paste in its console. Africa's Talking signs
+ * nothing, so its callback URLs carry the channel's token, shown as a `{token}` placeholder: the
+ * token itself is a secret and never read back.
+ */
+export function webhookUrl(services: Services, row: Pick<ChannelRow, "type" | "settings">): string | null {
   const base = (services.config.PUBLIC_BASE_URL ?? `http://localhost:${services.config.PORT}`).replace(/\/$/, "");
   const paths: Record<string, string> = {
     chatapp: "/api/channels/chatapp",
@@ -134,7 +138,11 @@ export function webhookUrl(services: Services, type: string): string | null {
     microblog: "/api/channels/microblog",
     teamchat: "/api/v1/channels/teamchat/webhook",
   };
-  return paths[type] ? `${base}${paths[type]}` : null;
+  const path = paths[row.type];
+  if (!path) return null;
+  const provider = (row.settings as ChannelSettings | null)?.provider;
+  const tokenInUrl = row.type === "ussd" || (row.type === "sms" && provider === "africastalking");
+  return `${base}${path}${tokenInUrl ? "?token={token}" : ""}`;
 }
 
 export { channelTypes };

@@ -159,6 +159,20 @@ describe("bot-messaging webhook", () => {
     expect(send.body.chat_id).toBe("-1001234567890");
   });
 
+  it("retries through a Bot API outage, honouring Retry-After, then delivers", async () => {
+    providers.failNext(
+      { status: 502, body: { ok: false, error_code: 502, description: "Bad Gateway" } },
+      {
+        status: 429,
+        headers: { "retry-after": "1" },
+        body: { ok: false, error_code: 429, description: "Too Many Requests: retry after 1", parameters: { retry_after: 1 } },
+      },
+    );
+    expect((await post(update(textMessage(700000014, "Hello")))).status).toBe(200);
+    const conversation = await conversationOf(app, key, "botmsg", "700000014");
+    expect((await settledReply(app, key, conversation.id)).delivery).toMatchObject({ status: "sent", attempts: 3, error: null });
+  });
+
   it("marks a reply Telegram refuses (the customer blocked the bot) as failed, without retrying it", async () => {
     providers.failNext({
       status: 403,

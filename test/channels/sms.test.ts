@@ -84,21 +84,24 @@ beforeAll(async () => {
   providers = await startFakeProviders();
   app = await startTestApp({ ...providers.env, PUBLIC_BASE_URL: publicBase });
   ({ apiKey: key, tenantId } = await app.tenant("Sms Bank"));
-  await configureChannel(
+  const twilioChannel = await configureChannel(
     app,
     key,
     "sms",
     { account_sid: accountSid, auth_token: authToken, phone_number: "+1 (555) 765-4321" },
     { provider: "twilio" },
   );
+  expect(twilioChannel.webhook_url).toBe(`${publicBase}/api/channels/sms`);
   ({ apiKey: atKey } = await app.tenant("Nairobi Bank"));
-  await configureChannel(
+  const atChannel = await configureChannel(
     app,
     atKey,
     "sms",
     { username: "sandbox", api_key: "atsk_test_api_key_0001", shortcode: "22384", token: atToken },
     { provider: "africastalking" },
   );
+  // The callback URL to register with Africa's Talking: the token is the tenant's secret, never read back.
+  expect(atChannel.webhook_url).toBe(`${publicBase}/api/channels/sms?token={token}`);
   for (const k of [key, atKey]) {
     const source = await app.request("/api/knowledge/sources", {
       key: k,

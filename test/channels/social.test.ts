@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { instagram, messenger } from "../../src/channels/social.js";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { configureChannel, conversationMessages, conversationsOn, metaJson, metaSignature } from "../helpers/channels.js";
+import {
+  configureChannel,
+  conversationMessages,
+  conversationOf,
+  conversationsOn,
+  metaJson,
+  metaSignature,
+  settledReply,
+} from "../helpers/channels.js";
 
 // Page messaging and photo-sharing DMs on the shared social webhook, with the test vectors of
 // ../shared/providers/messenger-instagram.md.
@@ -178,6 +186,24 @@ describe("the social webhook", () => {
     expect(res.status).toBe(401);
     expect(res.body.code).toBe("AUTH_INVALID");
     expect(await app.services.db.prisma.job.count({ where: { dedupeKey: { contains: "m_FORGED" } } })).toBe(0);
+  });
+
+  it("acknowledges and ignores events for a Page no tenant has configured", async () => {
+    const body = messaging("page", [
+      { id: "300000000000777", items: [message("300000000000777", "400000000000015", { mid: "m_NOBODY1", text: "Hi" })] },
+    ]);
+    expect((await post(body)).status).toBe(200);
+    expect(await app.services.db.prisma.job.count({ where: { dedupeKey: { contains: "m_NOBODY1" } } })).toBe(0);
+  });
+
+  it("retries through a Send API outage, honouring Retry-After, then delivers", async () => {
+    providers.failNext({ status: 500 }, { status: 429, headers: { "retry-after": "1" } });
+    const body = messaging("page", [
+      { id: "300000000000003", items: [message("300000000000003", "400000000000016", { mid: "m_OUTAGE1", text: "Hello" })] },
+    ]);
+    expect((await post(body)).status).toBe(200);
+    const conversation = await conversationOf(app, key, "messenger", "400000000000016");
+    expect((await settledReply(app, key, conversation.id)).delivery).toMatchObject({ status: "sent", attempts: 3, error: null });
   });
 
   it("gives a redelivered message no second reply", async () => {

@@ -23,8 +23,8 @@ export const ChannelConfig = builder.prismaObject("Channel", {
     settings: t.expose("settings", { type: "JSON" }),
     webhookUrl: t.string({
       nullable: true,
-      description: "The address to paste in the provider's console",
-      resolve: (c, _args, ctx) => webhookUrl(ctx.services, c.type),
+      description: "The address to paste in the provider's console ({token}: the channel's token, for Africa's Talking)",
+      resolve: (c, _args, ctx) => webhookUrl(ctx.services, c),
     }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
