@@ -80,22 +80,25 @@ async function chatappService(database: BenchDatabase, providers: FakeProviders)
 
 interface Row {
   database: BenchDatabase;
+  /** Whether the worker answered in the same process (ROLE=all) or the process only acknowledged (ROLE=api). */
+  worker: boolean;
   events: number;
   ack: autocannon.Result;
-  /** Milliseconds from each event's post to its reply at the fake provider, sorted. */
+  /** Milliseconds from each event's post to its reply at the fake provider, sorted; empty without a worker. */
   endToEnd: number[];
   /** Replies at the provider per second, from the first post to the last reply. */
-  throughput: number;
+  throughput: number | null;
 }
 
 /**
- * Signed chat-app events at a fixed rate for a while, the worker answering as they come (ROLE=all),
- * then waiting until every reply has reached the fake provider.
+ * Signed chat-app events at a fixed rate for a while. With the worker, it answers as they come
+ * (ROLE=all) and the run waits until every reply has reached the fake provider; without it, only the
+ * acknowledgement is measured, as an API instance whose workers run elsewhere sees it.
  */
-async function measure(database: BenchDatabase): Promise<Row> {
+async function measure(database: BenchDatabase, worker: boolean): Promise<Row> {
   const providers = await startFakeProviders();
   const app = await chatappService(database, providers);
-  app.startWorker();
+  if (worker) app.startWorker();
   const postedAt = new Map<string, number>();
   let n = 0;
   try {
@@ -122,10 +125,11 @@ async function measure(database: BenchDatabase): Promise<Row> {
       ],
     });
     const accepted = ack.requests.total - ack.non2xx;
+    if (!worker) return { database, worker, events: accepted, ack, endToEnd: [], throughput: null };
     const sends = await providers.waitForSends(accepted, 600_000);
     const endToEnd = sends.map((s) => s.at - postedAt.get(s.body.to)!).sort((a, b) => a - b);
     const last = Math.max(...sends.map((s) => s.at));
-    return { database, events: accepted, ack, endToEnd, throughput: accepted / ((last - started) / 1000) };
+    return { database, worker, events: accepted, ack, endToEnd, throughput: accepted / ((last - started) / 1000) };
   } finally {
     await app.close();
     await providers.close();
@@ -140,19 +144,22 @@ async function measure(database: BenchDatabase): Promise<Row> {
 export async function benchChannels(): Promise<void> {
   const { databases, unreachable } = await benchDatabases();
   const rows: Row[] = [];
-  for (const database of databases) rows.push(await measure(database));
+  for (const database of databases) {
+    rows.push(await measure(database, false));
+    rows.push(await measure(database, true));
+  }
+  console.log(`\n### Chat-app webhooks at ${ratePerS} events/s for ${durationS} s (offline engine)\n`);
   console.log(
-    `\n### Chat-app webhooks at ${ratePerS} events/s for ${durationS} s (offline engine, worker in the same process)\n`,
+    "| database | process | events | ack p50 (ms) | ack p99 (ms) | non-2xx | end-to-end replies/s | end-to-end p50 (ms) | end-to-end p99 (ms) |",
   );
-  console.log(
-    "| database | events | ack p50 (ms) | ack p99 (ms) | non-2xx | end-to-end replies/s | end-to-end p50 (ms) | end-to-end p99 (ms) |",
-  );
-  console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
+  console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|");
+  const ms = (sorted: number[], p: number) => (sorted.length ? thousands(Math.round(percentile(sorted, p))) : "–");
   for (const r of rows) {
     console.log(
-      `| ${r.database.name} | ${thousands(r.events)} | ${r.ack.latency.p50} | ${r.ack.latency.p99} | ${r.ack.non2xx} ` +
-        `| ${fixed(r.throughput, 1)} | ${thousands(Math.round(percentile(r.endToEnd, 0.5)))} | ${thousands(Math.round(percentile(r.endToEnd, 0.99)))} |`,
+      `| ${r.database.name} | ${r.worker ? "API + worker" : "API only"} | ${thousands(r.events)} | ${r.ack.latency.p50} ` +
+        `| ${r.ack.latency.p99} | ${r.ack.non2xx} | ${r.throughput === null ? "–" : fixed(r.throughput, 1)} ` +
+        `| ${ms(r.endToEnd, 0.5)} | ${ms(r.endToEnd, 0.99)} |`,
     );
   }
-  if (unreachable) console.log(noteRow(8, 0, unreachable));
+  if (unreachable) console.log(noteRow(9, 0, unreachable));
 }
