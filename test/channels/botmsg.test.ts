@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { botmsg } from "../../src/channels/botmsg.js";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { configureChannel, conversationMessages, conversationOf, conversationsOn, settledReply } from "../helpers/channels.js";
+import {
+  configureChannel,
+  conversationMessages,
+  conversationOf,
+  conversationsOn,
+  inboundJobs,
+  settledReply,
+} from "../helpers/channels.js";
 
 // The bot-messaging channel (Telegram), with the test vector of ../shared/providers/telegram.md.
 const path = "/api/v1/channels/botmsg/webhook";
@@ -43,15 +50,6 @@ function post(body: string, token: string | null = secret) {
   });
 }
 
-async function nextSend(action: () => Promise<unknown>) {
-  const before = providers.sends.length;
-  await action();
-  return (await providers.waitForSends(before + 1)).at(-1)!;
-}
-
-const jobsFor = (id: number) =>
-  app.services.db.prisma.job.count({ where: { dedupeKey: { endsWith: `:${id}` }, queue: "channel.inbound" } });
-
 beforeAll(async () => {
   providers = await startFakeProviders();
   app = await startTestApp(providers.env);
@@ -75,7 +73,7 @@ describe("bot-messaging webhook", () => {
   });
 
   it("accepts the test vector for the tenant whose secret token it carries, and replies with sendMessage", async () => {
-    const send = await nextSend(async () => {
+    const send = await providers.nextSend(async () => {
       const res = await post(vector);
       expect(res.status).toBe(200);
     });
@@ -92,7 +90,7 @@ describe("bot-messaging webhook", () => {
   });
 
   it("routes by the secret token: the same chat on another tenant's bot is that tenant's conversation", async () => {
-    const send = await nextSend(async () =>
+    const send = await providers.nextSend(async () =>
       expect((await post(update(textMessage(700000007, "Hi")), otherSecret)).status).toBe(200),
     );
     expect(send.path).toBe(`/telegram/bot${otherBotToken}/sendMessage`);
@@ -106,12 +104,12 @@ describe("bot-messaging webhook", () => {
     expect(wrong.body.code).toBe("AUTH_INVALID");
     const missing = await post(update(textMessage(700000008, "Hi"), id), null);
     expect(missing.status).toBe(401);
-    expect(await jobsFor(id)).toBe(0);
+    expect(await inboundJobs(app, id)).toBe(0);
   });
 
   it("gives a redelivered update no second reply", async () => {
     const body = update(textMessage(700000009, "What are your opening hours?"));
-    await nextSend(() => post(body));
+    await providers.nextSend(() => post(body));
     const before = providers.sends.length;
     expect((await post(body)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -127,7 +125,7 @@ describe("bot-messaging webhook", () => {
       blocked,
     );
     expect((await post(body)).status).toBe(200);
-    expect((await jobsFor(fromBot)) + (await jobsFor(blocked))).toBe(0);
+    expect((await inboundJobs(app, fromBot)) + (await inboundJobs(app, blocked))).toBe(0);
   });
 
   it("answers a sticker politely, asking for text", async () => {
@@ -140,7 +138,7 @@ describe("bot-messaging webhook", () => {
         sticker: { file_id: "CAACAgIAAxk", emoji: "👍" },
       },
     });
-    const send = await nextSend(() => post(body));
+    const send = await providers.nextSend(() => post(body));
     expect(send.body.chat_id).toBe("700000011");
     expect(send.body.text).toMatch(/only read text/i);
   });
@@ -155,7 +153,7 @@ describe("bot-messaging webhook", () => {
         text: "How do I reset my PIN?",
       },
     });
-    const send = await nextSend(() => post(body));
+    const send = await providers.nextSend(() => post(body));
     expect(send.body.chat_id).toBe("-1001234567890");
   });
 

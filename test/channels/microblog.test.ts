@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { microblog } from "../../src/channels/microblog.js";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { configureChannel, conversationMessages, conversationOf, settledReply } from "../helpers/channels.js";
+import { configureChannel, conversationMessages, conversationOf, inboundJobs, settledReply } from "../helpers/channels.js";
 
 // Short-post social direct messages (X Account Activity API), with the test vectors of
 // ../shared/providers/x-account-activity.md.
@@ -44,15 +44,6 @@ function post(body: string, signature: string | null = sign(body)) {
     headers: { "content-type": "application/json", ...(signature === null ? {} : { "x-twitter-webhooks-signature": signature }) },
   });
 }
-
-async function nextSend(action: () => Promise<unknown>) {
-  const before = providers.sends.length;
-  await action();
-  return (await providers.waitForSends(before + 1)).at(-1)!;
-}
-
-const jobsFor = (id: string) =>
-  app.services.db.prisma.job.count({ where: { queue: "channel.inbound", dedupeKey: { endsWith: `:${id}` } } });
 
 beforeAll(async () => {
   providers = await startFakeProviders();
@@ -115,7 +106,7 @@ describe("microblog direct messages (POST)", () => {
   });
 
   it("accepts the signed test vector and replies through the DM API with the account's token", async () => {
-    const send = await nextSend(async () => expect((await post(vector, vectorSignature)).status).toBe(200));
+    const send = await providers.nextSend(async () => expect((await post(vector, vectorSignature)).status).toBe(200));
     expect(send.path).toBe("/x/2/dm_conversations/with/100000010/messages");
     expect(send.headers.authorization).toBe(`Bearer ${accessToken}`);
     expect(send.body.text.length).toBeGreaterThan(0);
@@ -125,7 +116,9 @@ describe("microblog direct messages (POST)", () => {
   });
 
   it("routes by for_user_id to the account's tenant", async () => {
-    const send = await nextSend(async () => expect((await post(dm("800000099", "100000011", { text: "Hi" }))).status).toBe(200));
+    const send = await providers.nextSend(async () =>
+      expect((await post(dm("800000099", "100000011", { text: "Hi" }))).status).toBe(200),
+    );
     expect(send.headers.authorization).toBe(`Bearer ${otherAccessToken}`);
     await conversationOf(app, otherKey, "microblog", "100000011");
   });
@@ -137,20 +130,20 @@ describe("microblog direct messages (POST)", () => {
     expect(wrong.status).toBe(401);
     expect(wrong.body.code).toBe("AUTH_INVALID");
     expect((await post(body, null)).status).toBe(401);
-    expect(await jobsFor(id)).toBe(0);
+    expect(await inboundJobs(app, id)).toBe(0);
   });
 
   it("acknowledges and ignores events for an account no tenant has configured", async () => {
     const id = String(++eventId);
     const res = await post(dm("812345678", "100000013", { text: "Hi" }, id));
     expect(res.status).toBe(200);
-    expect(await jobsFor(id)).toBe(0);
+    expect(await inboundJobs(app, id)).toBe(0);
   });
 
   it("never answers the account's own messages (its replies come back as events)", async () => {
     const id = String(++eventId);
     expect((await post(dm("800000008", "800000008", { text: "Thanks for writing" }, id))).status).toBe(200);
-    expect(await jobsFor(id)).toBe(0);
+    expect(await inboundJobs(app, id)).toBe(0);
   });
 
   it("ignores events that are not direct messages", async () => {
@@ -163,7 +156,7 @@ describe("microblog direct messages (POST)", () => {
 
   it("gives a redelivered event no second reply", async () => {
     const body = dm("800000008", "100000015", { text: "What are your fees?" });
-    await nextSend(() => post(body));
+    await providers.nextSend(() => post(body));
     const before = providers.sends.length;
     expect((await post(body)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -172,7 +165,7 @@ describe("microblog direct messages (POST)", () => {
 
   it("answers a picture politely, asking for text", async () => {
     const body = dm("800000008", "100000016", { text: "", attachment: { type: "media", media: { type: "photo" } } });
-    const send = await nextSend(() => post(body));
+    const send = await providers.nextSend(() => post(body));
     expect(send.path).toBe("/x/2/dm_conversations/with/100000016/messages");
     expect(send.body.text).toMatch(/only read text/i);
   });

@@ -4,7 +4,7 @@ import type { WebhookRequest } from "../../src/channels/adapter.js";
 import { teamchat, toMrkdwn, verifySlackSignature } from "../../src/channels/teamchat.js";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { configureChannel, conversationMessages, conversationOf, settledReply } from "../helpers/channels.js";
+import { configureChannel, conversationMessages, conversationOf, inboundJobs, settledReply } from "../helpers/channels.js";
 
 // Team chat (Slack Events API), with the test vectors of ../shared/providers/slack.md.
 const path = "/api/v1/channels/teamchat/webhook";
@@ -46,15 +46,6 @@ function eventBody(team: string, event: Record<string, unknown>) {
 function post(body: string, headers: Record<string, string> = signed(body)) {
   return app.request(path, { body, headers: { "content-type": "application/json", ...headers } });
 }
-
-async function nextSend(action: () => Promise<unknown>) {
-  const before = providers.sends.length;
-  await action();
-  return (await providers.waitForSends(before + 1)).at(-1)!;
-}
-
-const jobsFor = (id: string) =>
-  app.services.db.prisma.job.count({ where: { queue: "channel.inbound", dedupeKey: { endsWith: `:${id}` } } });
 
 function request(body: string, headers: Record<string, string>): WebhookRequest {
   return { method: "POST", url: `http://localhost${path}`, query: {}, headers, rawBody: Buffer.from(body) };
@@ -113,7 +104,7 @@ describe("team chat webhook", () => {
 
   it("answers the test vector's message in its thread, with the workspace's bot token", async () => {
     const body = vector.replace('"ts":"1700000000.000100"', '"ts":"1700000000.000101"');
-    const send = await nextSend(async () => expect((await post(body)).status).toBe(200));
+    const send = await providers.nextSend(async () => expect((await post(body)).status).toBe(200));
     expect(send.path).toBe("/slack/chat.postMessage");
     expect(send.headers.authorization).toBe(`Bearer ${botToken}`);
     expect(send.body).toMatchObject({ channel: "D0TEST001", thread_ts: "1700000000.000101" });
@@ -125,14 +116,14 @@ describe("team chat webhook", () => {
   it("keeps a thread as one conversation and routes other workspaces to their tenant", async () => {
     const first = eventBody("T0TEST002", { channel: "C0TEAM002", user: "U0TEST002", text: "<@U0BOT0001> card fees?" });
     const firstTs = JSON.parse(first).event.ts as string;
-    const send = await nextSend(() => post(first));
+    const send = await providers.nextSend(() => post(first));
     expect(send.headers.authorization).toBe(`Bearer ${otherBotToken}`);
     expect(send.body).toMatchObject({ channel: "C0TEAM002", thread_ts: firstTs });
     const conversation = await conversationOf(app, otherKey, "teamchat", `C0TEAM002:${firstTs}`);
     const [question] = await conversationMessages(app, otherKey, conversation.id);
     expect(question!.content).toBe("card fees?");
     const followUp = eventBody("T0TEST002", { channel: "C0TEAM002", user: "U0TEST002", text: "thanks", thread_ts: firstTs });
-    const second = await nextSend(() => post(followUp));
+    const second = await providers.nextSend(() => post(followUp));
     expect(second.body.thread_ts).toBe(firstTs);
     const messages = await conversationMessages(app, otherKey, conversation.id);
     expect(messages.filter((m) => m.role === "customer")).toHaveLength(2);
@@ -148,7 +139,7 @@ describe("team chat webhook", () => {
       ts,
       text: "<@U0BOT0001> hi",
     });
-    await nextSend(() => post(asMessage));
+    await providers.nextSend(() => post(asMessage));
     const before = providers.sends.length;
     expect((await post(asMention)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -165,13 +156,13 @@ describe("team chat webhook", () => {
     expect((await post(body, {})).status).toBe(401);
     // A captured request replayed after the five-minute window.
     expect((await post(body, signed(body, nowSeconds() - 6 * 60))).status).toBe(401);
-    expect(await jobsFor(id)).toBe(0);
+    expect(await inboundJobs(app, id)).toBe(0);
   });
 
   it("acknowledges and ignores events of a workspace no tenant has configured", async () => {
     const body = eventBody("T0NOBODY1", { channel: "D0TEST010", user: "U0TEST010", text: "Hi" });
     expect((await post(body)).status).toBe(200);
-    expect(await jobsFor(`D0TEST010:${JSON.parse(body).event.ts}`)).toBe(0);
+    expect(await inboundJobs(app, `D0TEST010:${JSON.parse(body).event.ts}`)).toBe(0);
   });
 
   it("never answers bots (its own replies among them), edits or deletions", async () => {
@@ -188,7 +179,7 @@ describe("team chat webhook", () => {
 
   it("gives a retried delivery (X-Slack-Retry-Num) no second reply", async () => {
     const body = eventBody("T0TEST001", { channel: "D0TEST012", user: "U0TEST012", text: "opening hours?" });
-    await nextSend(() => post(body));
+    await providers.nextSend(() => post(body));
     const before = providers.sends.length;
     expect((await post(body, { ...signed(body), "x-slack-retry-num": "1", "x-slack-retry-reason": "http_timeout" })).status).toBe(
       200,
@@ -199,7 +190,7 @@ describe("team chat webhook", () => {
 
   it("answers a file without text politely, asking for text", async () => {
     const body = eventBody("T0TEST001", { channel: "D0TEST013", user: "U0TEST013", text: "", files: [{ id: "F0TEST" }] });
-    const send = await nextSend(() => post(body));
+    const send = await providers.nextSend(() => post(body));
     expect(send.body.channel).toBe("D0TEST013");
     expect(send.body.text).toMatch(/only read text/i);
   });

@@ -18,6 +18,8 @@ export interface FakeProviders {
   recover(): void;
   /** Resolves once `count` sends have arrived (or rejects after `timeoutMs`). */
   waitForSends(count: number, timeoutMs?: number): Promise<RecordedSend[]>;
+  /** Runs `action` (a webhook post, say) and resolves with the send that follows it. */
+  nextSend(action: () => Promise<unknown>): Promise<RecordedSend>;
   close(): Promise<void>;
 }
 
@@ -131,7 +133,7 @@ export async function startFakeProviders(): Promise<FakeProviders> {
   await new Promise((resolve) => server.once("listening", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  return {
+  const fake: FakeProviders = {
     url,
     env: {
       MESSAGING_API_URL: `${url}/graph`,
@@ -164,9 +166,15 @@ export async function startFakeProviders(): Promise<FakeProviders> {
         check();
       });
     },
+    async nextSend(action) {
+      const before = sends.length;
+      await action();
+      return (await fake.waitForSends(before + 1)).at(-1)!;
+    },
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },
   };
+  return fake;
 }

@@ -78,3 +78,10 @@ export async function settledReply(app: TestApp, key: string, conversationId: st
     { timeout: 15_000, interval: 100 },
   );
 }
+
+/** How many inbound jobs the webhook stored for a provider message id: 0 when it was refused or ignored. */
+export function inboundJobs(app: TestApp, providerMessageId: string | number) {
+  return app.services.db.prisma.job.count({
+    where: { queue: "channel.inbound", dedupeKey: { endsWith: `:${providerMessageId}` } },
+  });
+}
