@@ -64,6 +64,17 @@ async function reusableEmbeddings(services: Services, scope: IndexScope, hashes:
 }
 
 const embedBatch = 256;
+// Each chunk carries 1,536 floats: a few hundred rows make a statement of megabytes.
+const insertBatch = 200;
+
+/**
+ * A large source (a 1 MB manual, a 200-page site) is thousands of rows of embeddings: Prisma's
+ * default 5 s for an interactive transaction is too short for it on a busy server, and a replace
+ * that times out would leave the source failed. The limit grows with the rows.
+ */
+function replaceTransaction(rows: number) {
+  return { maxWait: 10_000, timeout: 30_000 + rows * 20 };
+}
 
 async function embedAll(services: Services, texts: string[]): Promise<Float32Array[]> {
   const out: Float32Array[] = [];
@@ -105,9 +116,9 @@ export async function indexPages(
         : { tenantId: scope.tenantId, sourceId: scope.sourceId, url: { in: urls } };
     const old = await tx.chunk.findMany({ where, select: { id: true } });
     await tx.chunk.deleteMany({ where: { id: { in: old.map((o) => o.id) } } });
-    if (rows.length) await tx.chunk.createMany({ data: rows });
+    for (let i = 0; i < rows.length; i += insertBatch) await tx.chunk.createMany({ data: rows.slice(i, i + insertBatch) });
     return old.map((o) => o.id);
-  });
+  }, replaceTransaction(rows.length));
   await services.vectors.removed(scope.tenantId, removed);
   await services.vectors.added(
     scope.tenantId,
