@@ -52,7 +52,7 @@ function signedEvent(n: number): { body: string; signature: string; from: string
 }
 
 async function chatappService(database: BenchDatabase, providers: FakeProviders): Promise<TestApp> {
-  const app = await startBenchApp(database, { ...providers.env, RATE_LIMIT_MAX: "100000000" });
+  const app = await startBenchApp(database, providers.env);
   const { apiKey } = await app.tenant("Bench Bank");
   const res = await app.request("/api/tenant/channels/chatapp", {
     method: "PUT",

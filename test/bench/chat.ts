@@ -25,7 +25,6 @@ const connections = numberFrom("BENCH_CHAT_CONNECTIONS", 10);
 const durationS = numberFrom("BENCH_CHAT_DURATION_S", 10);
 const streamedCount = numberFrom("BENCH_CHAT_STREAMS", 50);
 // Far above what the load reaches in its duration: the benchmark measures the service, not its 429s.
-const rateLimit = { RATE_LIMIT_MAX: "100000000" };
 
 // Questions the knowledge base answers and the router leaves to the AI (no urgent intent, no human asked for).
 const questions = [
@@ -120,7 +119,7 @@ const asked = (count: number) => Array.from({ length: count }, (_, i) => questio
 
 /** A service on `database` with `chunks` chunks of help text in one tenant's knowledge base, its index loaded. */
 async function serviceWithKnowledge(database: BenchDatabase, env: Record<string, string>) {
-  const app = await startBenchApp(database, { ...rateLimit, ...env });
+  const app = await startBenchApp(database, env);
   const tenant = await app.tenant("Bench Bank");
   await loadChunks(app.services, tenant.tenantId, corpus(chunks));
   // The memory index loads a tenant at its first search: not part of any request measured.

@@ -64,7 +64,8 @@ export async function startBenchApp(database: BenchDatabase, env: Record<string,
   if (database.url) process.env.DATABASE_URL = database.url;
   else delete process.env.DATABASE_URL;
   try {
-    return await startTestApp({ LOG_LEVEL: "silent", ...env });
+    // Benchmarks measure the service, not the rate limiter that would refuse their load.
+    return await startTestApp({ LOG_LEVEL: "silent", RATE_LIMIT_MAX: "100000000", ...env });
   } finally {
     if (saved === undefined) delete process.env.DATABASE_URL;
     else process.env.DATABASE_URL = saved;
