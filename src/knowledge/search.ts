@@ -1,4 +1,5 @@
 import type { Services } from "../services.js";
+import { fullTextCandidates } from "./full-text.js";
 
 export interface KnowledgeHit {
   chunkId: string;
@@ -34,7 +35,7 @@ function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
 
 /**
  * Hybrid search of one tenant's knowledge base (DESIGN §5): nearest neighbours from the vector
- * index and PostgreSQL full-text matches (any of the query's words), fused by reciprocal rank.
+ * index and PostgreSQL full-text matches (those sharing the most words first), fused by reciprocal rank.
  * The tenant filter comes first in both halves.
  */
 export async function searchKnowledge(services: Services, tenantId: string, query: string, topK = 5): Promise<KnowledgeHit[]> {
@@ -44,16 +45,9 @@ export async function searchKnowledge(services: Services, tenantId: string, quer
   const [queryVector] = await services.embedder.embed([text]);
   const [vectorHits, textHits] = await Promise.all([
     services.vectors.search(tenantId, queryVector!, candidates),
-    services.db.sql.query<{ id: string }>(
-      `SELECT c.id FROM chunks c,
-              (SELECT to_tsquery('simple', array_to_string(tsvector_to_array(to_tsvector('english', $2)), ' | ')) AS q) query
-        WHERE c.tenant_id = $1 AND c.search @@ query.q
-        ORDER BY ts_rank_cd(c.search, query.q) DESC, c.id
-        LIMIT $3`,
-      [tenantId, text, candidates],
-    ),
+    fullTextCandidates(services, tenantId, text, candidates),
   ]);
-  const fused = fuse([vectorHits.map((h) => h.chunkId), textHits.map((h) => h.id)]);
+  const fused = fuse([vectorHits.map((h) => h.chunkId), textHits]);
   const best = [...fused.entries()].sort((a, b) => b[1] - a[1]).slice(0, topK);
   if (!best.length) return [];
   const rows = await services.db.sql.query<{
