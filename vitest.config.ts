@@ -11,7 +11,7 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
-    exclude: ["test/e2e/**", "node_modules/**"],
+    exclude: ["node_modules/**"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

@@ -52,3 +52,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return parsed.data;
 }
+
+/** The address customers and providers reach the service at, without a trailing slash. */
+export function publicBaseUrl(config: Pick<Config, "PUBLIC_BASE_URL" | "PORT">): string {
+  return (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/$/, "");
+}

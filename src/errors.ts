@@ -42,3 +42,10 @@ export const notFound = (what: string) => new AppError("NOT_FOUND", `${what} not
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === "string" && value in statusOf;
 }
+
+/** What a client may be told of any failure: an AppError as it is, anything else as INTERNAL and nothing more. */
+export function publicError(error: unknown): { error: string; code: ErrorCode } {
+  return error instanceof AppError
+    ? { error: error.message, code: error.code }
+    : { error: "Internal server error", code: "INTERNAL" };
+}

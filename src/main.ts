@@ -1,5 +1,5 @@
 import type { Server } from "node:http";
-import { loadConfig } from "./config.js";
+import { loadConfig, publicBaseUrl } from "./config.js";
 import { createApp } from "./http/app.js";
 import { jobHandlers } from "./jobs/handlers.js";
 import { Worker } from "./jobs/worker.js";
@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const { logger } = services;
 
   const demo = await ensureDemoTenant(services);
-  const baseUrl = config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`;
+  const baseUrl = publicBaseUrl(config);
 
   let server: Server | null = null;
   if (config.ROLE !== "worker") {
@@ -43,6 +43,7 @@ async function main(): Promise<void> {
         `  ${demo.apiKey}`,
         "Try it:",
         `  curl -s ${baseUrl}/api/conversations -H "Authorization: Bearer ${demo.apiKey}"`,
+        `See the chat widget on a page: ${baseUrl}/demo`,
         "",
       ].join("\n"),
     );

@@ -96,6 +96,8 @@ export interface ChannelAdapter<C = Record<string, string>> {
   credentials: z.ZodType<C>;
   /** Where the settings choose among providers (sms), the chosen one's credentials; `credentials` accepts any. */
   credentialsFor?(settings: ChannelSettings): z.ZodType<C>;
+  /** Validates and normalises the channel's own settings beyond the common ones (422 with field details otherwise). */
+  settings?: z.ZodType<ChannelSettings>;
   /** Credential fields that are secrets: write-only, masked on every read. */
   secretFields: readonly string[];
   /** The provider's identifier that routes inbound events to this tenant. */

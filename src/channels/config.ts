@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { publicBaseUrl } from "../config.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
 import { newId } from "../db/ids.js";
 import type { TenantDb } from "../db/tenant-scope.js";
@@ -69,6 +70,18 @@ function withoutNulls<T extends Record<string, unknown>>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined)) as Partial<T>;
 }
 
+/** The value as the channel type's schema reads it, or 422 naming each offending field. */
+function checked<T>(type: string, part: "credentials" | "settings", schema: z.ZodType<T>, value: unknown): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const details = parsed.error.issues.map((i) => ({ path: [part, ...i.path].join("."), message: i.message }));
+  throw new AppError(
+    "VALIDATION",
+    `Invalid ${type} ${part}: ${details.map((d) => `${d.path} ${d.message}`).join("; ")}`,
+    details,
+  );
+}
+
 /**
  * Creates or changes a tenant's channel. Credentials merge into the stored ones (a secret is
  * changed without sending the others again; null removes a field) and are validated as a whole for
@@ -86,17 +99,9 @@ export async function saveChannel(
   const merged = Object.fromEntries(
     Object.entries({ ...stored?.credentials, ...input.credentials }).filter(([, v]) => v !== null && v !== ""),
   );
-  const settings = withoutNulls({ ...stored?.settings, ...input.settings }) as ChannelSettings;
-  const parsed = (adapter.credentialsFor?.(settings) ?? adapter.credentials).safeParse(merged);
-  if (!parsed.success) {
-    const details = parsed.error.issues.map((i) => ({ path: ["credentials", ...i.path].join("."), message: i.message }));
-    throw new AppError(
-      "VALIDATION",
-      `Invalid ${type} credentials: ${details.map((d) => `${d.path} ${d.message}`).join("; ")}`,
-      details,
-    );
-  }
-  const credentials = parsed.data;
+  const combined = withoutNulls({ ...stored?.settings, ...input.settings }) as ChannelSettings;
+  const settings = adapter.settings ? checked(type, "settings", adapter.settings, combined) : combined;
+  const credentials = checked(type, "credentials", adapter.credentialsFor?.(settings) ?? adapter.credentials, merged);
   const token = adapter.webhookTokenOf?.(credentials) ?? null;
   const data = {
     name: input.name ?? existing?.name ?? type,
@@ -126,7 +131,7 @@ export async function saveChannel(
  * token itself is a secret and never read back.
  */
 export function webhookUrl(services: Services, row: Pick<ChannelRow, "type" | "settings">): string | null {
-  const base = (services.config.PUBLIC_BASE_URL ?? `http://localhost:${services.config.PORT}`).replace(/\/$/, "");
+  const base = publicBaseUrl(services.config);
   const paths: Record<string, string> = {
     chatapp: "/api/channels/chatapp",
     messenger: "/api/v1/channels/social/webhook",

@@ -7,10 +7,11 @@ import { instagram, messenger } from "./social.js";
 import { teamchat } from "./teamchat.js";
 import { ussd } from "./ussd.js";
 import { voice } from "./voice.js";
+import { widget } from "./widget.js";
 
 // Adding a channel is adding its file and a line here.
 // Adapters' own credential types widen to the generic record: their methods take what they validated.
-const adapters = [chatapp, messenger, instagram, sms, ussd, voice, botmsg, microblog, teamchat] as ChannelAdapter[];
+const adapters = [widget, chatapp, messenger, instagram, sms, ussd, voice, botmsg, microblog, teamchat] as ChannelAdapter[];
 
 const byType = new Map<string, ChannelAdapter>(adapters.map((a) => [a.type, a]));
 

@@ -9,6 +9,7 @@ import { errorHandler } from "./errors.js";
 import { operationsRouter, requestLogging, requestMetrics } from "./observability.js";
 import { RateLimits, rateLimitByCaller } from "./rate-limit.js";
 import "./request.js";
+import { widgetRouter } from "./widget.js";
 
 export const jsonBodyLimit = 1024 * 1024;
 
@@ -48,6 +49,7 @@ export function createApp(services: Services, limits = new RateLimits(services))
   app.use(operationsRouter(services));
   const routes = restRoutes(services, limits);
   app.use(docsRouter(routes, services.config));
+  app.use(widgetRouter(services, limits));
 
   app.use(
     express.json({

@@ -1,3 +1,8 @@
+import { publicError } from "../errors.js";
+import type { Services } from "../services.js";
+import type { InboundMessage } from "./inbound.js";
+import { handleInbound, type PipelineResult, type ReplyMetadata } from "./index.js";
+
 /**
  * Turns callback-style progress into an async iterator: the pipeline pushes, a subscription pulls.
  * Closing the iterator (a client that went away) aborts the work through `signal`.
@@ -54,4 +59,62 @@ export class EventChannel<T> implements AsyncIterableIterator<T> {
   [Symbol.asyncIterator](): AsyncIterableIterator<T> {
     return this;
   }
+}
+
+/** The spec's Chat reply. */
+export interface ChatReplyShape {
+  response: string;
+  conversationId: string;
+  /** Null when a human has the conversation. */
+  messageId: string | null;
+  metadata: ReplyMetadata;
+}
+
+/** One step of a streamed reply: meta (ids), delta (text as generated), done (the full reply), error. */
+export interface ChatEventShape {
+  type: "meta" | "delta" | "done" | "error";
+  conversationId?: string;
+  messageId?: string;
+  text?: string;
+  reply?: ChatReplyShape;
+  error?: { error: string; code: string };
+}
+
+export function replyOf(result: PipelineResult): ChatReplyShape {
+  return {
+    response: result.reply?.text ?? "",
+    conversationId: result.conversationId,
+    messageId: result.reply?.id ?? null,
+    metadata: result.reply?.metadata ?? { intent: "none", confidence: 0, agentType: "human", tokensUsed: 0, sources: [] },
+  };
+}
+
+const shuttingDown = { error: "The service is restarting: please send your message again", code: "INTERNAL" };
+
+/**
+ * A customer message through the pipeline as a stream of events, for every streaming surface (the GraphQL
+ * subscription, the widget). Closing the stream (a client that went away) aborts the answer.
+ */
+export function streamReply(services: Services, inbound: InboundMessage): EventChannel<ChatEventShape> {
+  const events = new EventChannel<ChatEventShape>();
+  // A stopping instance cuts its answers short rather than have a slow model hold the shutdown up: what was
+  // said is kept (marked partial) and the customer is asked to send the message again.
+  const shutdown = services.shutdown.signal;
+  const stop = () => events.abort.abort();
+  if (shutdown.aborted) stop();
+  else shutdown.addEventListener("abort", stop, { once: true });
+  handleInbound(services, inbound, {
+    signal: events.abort.signal,
+    onStart: (ids) => events.push({ type: "meta", ...ids }),
+    onDelta: (text) => events.push({ type: "delta", text }),
+  })
+    .then(
+      (result) => events.push({ type: "done", reply: replyOf(result) }),
+      (err) => events.push({ type: "error", error: shutdown.aborted ? shuttingDown : publicError(err) }),
+    )
+    .finally(() => {
+      shutdown.removeEventListener("abort", stop);
+      events.end();
+    });
+  return events;
 }

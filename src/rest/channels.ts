@@ -55,7 +55,9 @@ const ChannelBody = z.object({
   settings: z
     .record(z.string(), z.unknown())
     .optional()
-    .describe("greeting, maxReplyChars, provider (sms: twilio | africastalking), …"),
+    .describe(
+      "greeting, maxReplyChars, provider (sms: twilio | africastalking); widget: allowed_origins, title, primary_color, background_color, text_color, position, streaming, …",
+    ),
 });
 
 function voiceRecord(v: VoiceFieldsFragment) {
@@ -120,7 +122,7 @@ export function channelRoutes(services: Services): RestRoute[] {
       path: "/api/tenant/channels/:channelId",
       tag,
       summary:
-        "Configure a channel: by id, or by type (chatapp, messenger, instagram, sms, ussd, voice, botmsg, microblog, teamchat), created on first PUT",
+        "Configure a channel: by id, or by type (widget, chatapp, messenger, instagram, sms, ussd, voice, botmsg, microblog, teamchat), created on first PUT",
       body: ChannelBody,
       response: { status: 200, description: "The channel as saved", schema: ChannelRecord },
       alsoReplies: [{ status: 201, description: "The channel was created" }],

@@ -6,8 +6,9 @@ import type { Services } from "../services.js";
 import { runOperation, runSubscription } from "./execute.js";
 import { ChatDocument, type ChatReplyFieldsFragment, ChatStreamDocument } from "./generated.js";
 import type { RestRoute } from "./route.js";
+import { type ServerSentEvent, sendEventStream } from "./sse.js";
 
-const ChatReply = z.object({
+export const ChatReply = z.object({
   response: z.string(),
   conversationId: z.string(),
   messageId: z.string().nullable(),
@@ -44,51 +45,42 @@ function variablesOf(req: Request) {
   };
 }
 
-const wantsStream = (req: Request) =>
+export const wantsStream = (req: Request) =>
   (req.body as { stream?: unknown })?.stream === true ||
   req.accepts(["application/json", "text/event-stream"]) === "text/event-stream";
 
-function sse(res: Response, event: string, data: unknown): void {
-  res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-}
-
-const replyBody = (r: ChatReplyFieldsFragment) => ({
+export const replyBody = (r: ChatReplyFieldsFragment) => ({
   response: r.response,
   conversationId: r.conversationId,
   messageId: r.messageId,
   metadata: r.metadata,
 });
 
-/** Server-sent events: meta, delta…, done (or error); a comment every SSE_HEARTBEAT_MS keeps proxies from closing the stream. */
+/** A step of a streamed reply, from the GraphQL subscription or straight from the pipeline. */
+export interface ChatStreamStep {
+  type: string;
+  conversationId?: string | null;
+  messageId?: string | null;
+  text?: string | null;
+  reply?: ChatReplyFieldsFragment | null;
+  error?: { error: string; code: string } | null;
+}
+
+/** The SSE events of /api/chat (DESIGN §3 "Streaming"): meta, delta…, done, or error. */
+export function chatStreamEvent(step: ChatStreamStep): ServerSentEvent {
+  if (step.type === "meta") return { event: "meta", data: { conversationId: step.conversationId, messageId: step.messageId } };
+  if (step.type === "delta") return { event: "delta", data: { text: step.text } };
+  if (step.type === "done") return { event: "done", data: replyBody(step.reply!) };
+  return { event: "error", data: step.error };
+}
+
 async function stream(services: Services, req: Request, res: Response): Promise<void> {
   const events = await runSubscription(services, req, ChatStreamDocument, variablesOf(req));
-  res.writeHead(200, {
-    "content-type": "text/event-stream; charset=utf-8",
-    "cache-control": "no-cache, no-transform",
-    "x-accel-buffering": "no",
+  await sendEventStream(services, res, events, (result) => {
+    if (!result.errors?.length) return chatStreamEvent(result.data!.chatStream);
+    const error = toAppError(result.errors);
+    return { event: "error", data: { error: error.message, code: error.code } };
   });
-  res.flushHeaders();
-  const heartbeat = setInterval(() => res.write(": heartbeat\n\n"), services.config.SSE_HEARTBEAT_MS);
-  const stop = () => void events.return?.();
-  res.on("close", stop);
-  try {
-    for await (const result of events) {
-      if (result.errors?.length) {
-        const error = toAppError(result.errors);
-        sse(res, "error", { error: error.message, code: error.code });
-        break;
-      }
-      const event = result.data!.chatStream;
-      if (event.type === "meta") sse(res, "meta", { conversationId: event.conversationId, messageId: event.messageId });
-      else if (event.type === "delta") sse(res, "delta", { text: event.text });
-      else if (event.type === "done") sse(res, "done", replyBody(event.reply!));
-      else sse(res, "error", event.error);
-    }
-  } finally {
-    clearInterval(heartbeat);
-    res.off("close", stop);
-    res.end();
-  }
 }
 
 export function chatRoutes(services: Services): RestRoute[] {

@@ -9,6 +9,7 @@ import { conversationRoutes } from "./conversations.js";
 import { intentRoutes } from "./intents.js";
 import { knowledgeRoutes } from "./knowledge.js";
 import { Reply, type RestRoute } from "./route.js";
+import { widgetRoutes } from "./widget.js";
 
 /** Every REST route of the service; the OpenAPI document is made from the same list. */
 export function restRoutes(services: Services, limits = new RateLimits(services)): RestRoute[] {
@@ -19,6 +20,7 @@ export function restRoutes(services: Services, limits = new RateLimits(services)
     ...knowledgeRoutes(services),
     ...channelRoutes(services),
     ...channelWebhookRoutes(services, limits),
+    ...widgetRoutes(services, limits),
   ];
 }
 

@@ -1,6 +1,8 @@
 import type { Services } from "../services.js";
 import { createTenant } from "./create-tenant.js";
 
+export const demoTenantName = "Demo Bank";
+
 export interface DemoTenant {
   tenantId: string;
   apiKey: string;
@@ -16,7 +18,7 @@ export async function ensureDemoTenant(services: Services): Promise<DemoTenant |
   await services.db.sql.query("SELECT pg_advisory_lock($1)", [lock]);
   try {
     if ((await services.db.prisma.tenant.count()) > 0) return null;
-    const created = await createTenant(services.db.prisma, "Demo Bank");
+    const created = await createTenant(services.db.prisma, demoTenantName);
     return { tenantId: created.tenantId, apiKey: created.apiKey };
   } finally {
     await services.db.sql.query("SELECT pg_advisory_unlock($1)", [lock]);

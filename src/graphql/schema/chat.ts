@@ -1,22 +1,14 @@
 import { z } from "zod";
 import { notFound } from "../../errors.js";
 import type { InboundMessage } from "../../pipeline/inbound.js";
-import { handleInbound, type PipelineResult, type ReplyMetadata } from "../../pipeline/index.js";
-import { EventChannel } from "../../pipeline/stream.js";
+import { handleInbound, type ReplyMetadata } from "../../pipeline/index.js";
+import { type ChatEventShape, type ChatReplyShape, replyOf, streamReply } from "../../pipeline/stream.js";
 import { builder } from "../builder.js";
 import type { GraphQLContext } from "../context.js";
-import { toGraphQLError } from "../errors.js";
 import { parseInput } from "../validate.js";
 
 export const maxMessageLength = 4_000;
 const chatChannels = ["api", "widget"] as const;
-
-interface ChatReplyShape {
-  response: string;
-  conversationId: string;
-  messageId: string | null;
-  metadata: ReplyMetadata;
-}
 
 const ChatSource = builder.objectRef<ReplyMetadata["sources"][number]>("ChatSource").implement({
   fields: (t) => ({
@@ -48,15 +40,6 @@ export const ChatReply = builder.objectRef<ChatReplyShape>("ChatReply").implemen
   }),
 });
 
-interface ChatEventShape {
-  type: "meta" | "delta" | "done" | "error";
-  conversationId?: string;
-  messageId?: string;
-  text?: string;
-  reply?: ChatReplyShape;
-  error?: { error: string; code: string };
-}
-
 const ChatError = builder.objectRef<{ error: string; code: string }>("ChatError").implement({
   fields: (t) => ({ error: t.exposeString("error"), code: t.exposeString("code") }),
 });
@@ -72,8 +55,6 @@ const ChatEvent = builder.objectRef<ChatEventShape>("ChatEvent").implement({
     error: t.field({ type: ChatError, nullable: true, resolve: (e) => e.error ?? null }),
   }),
 });
-
-const shuttingDown = { error: "The service is restarting: please send your message again", code: "INTERNAL" };
 
 const chatInput = z.object({
   message: z.string().trim().min(1, "must not be empty").max(maxMessageLength, `must be at most ${maxMessageLength} characters`),
@@ -105,15 +86,6 @@ async function inboundOf(ctx: GraphQLContext, args: unknown): Promise<InboundMes
   };
 }
 
-function replyOf(result: PipelineResult): ChatReplyShape {
-  return {
-    response: result.reply?.text ?? "",
-    conversationId: result.conversationId,
-    messageId: result.reply?.id ?? null,
-    metadata: result.reply?.metadata ?? { intent: "none", confidence: 0, agentType: "human", tokensUsed: 0, sources: [] },
-  };
-}
-
 builder.mutationField("chat", (t) =>
   t.field({
     type: ChatReply,
@@ -130,36 +102,7 @@ builder.subscriptionField("chatStream", (t) =>
     description: "The same as chat, streamed: meta, then delta events as the answer is generated, then done (or error)",
     authScopes: { permission: "converse" },
     args: chatArgs,
-    subscribe: async (_root, args, ctx) => {
-      const inbound = await inboundOf(ctx, args);
-      const events = new EventChannel<ChatEventShape>();
-      // A stopping instance cuts its answers short rather than have a slow model hold the shutdown up: what was
-      // said is kept (marked partial) and the customer is asked to send the message again.
-      const shutdown = ctx.services.shutdown.signal;
-      const stop = () => events.abort.abort();
-      if (shutdown.aborted) stop();
-      else shutdown.addEventListener("abort", stop, { once: true });
-      handleInbound(ctx.services, inbound, {
-        signal: events.abort.signal,
-        onStart: (ids) => events.push({ type: "meta", ...ids }),
-        onDelta: (text) => events.push({ type: "delta", text }),
-      })
-        .then(
-          (result) => events.push({ type: "done", reply: replyOf(result) }),
-          (err) => {
-            const error = toGraphQLError(err);
-            events.push({
-              type: "error",
-              error: shutdown.aborted ? shuttingDown : { error: error.message, code: String(error.extensions.code) },
-            });
-          },
-        )
-        .finally(() => {
-          shutdown.removeEventListener("abort", stop);
-          events.end();
-        });
-      return events;
-    },
+    subscribe: async (_root, args, ctx) => streamReply(ctx.services, await inboundOf(ctx, args)),
     resolve: (event) => event,
   }),
 );

@@ -8,5 +8,6 @@ import "./jobs.js";
 import "./knowledge.js";
 import "./tenant.js";
 import "./voices.js";
+import "./widget.js";
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,325 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newId } from "../../src/db/ids.js";
+import { deliverReply } from "../../src/pipeline/deliver.js";
+import type { Services } from "../../src/services.js";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+
+// The widget in a real browser (Debian's Chromium driven by playwright-core): a bank's page on another origin
+// embeds it with the script tag, as a tenant would.
+
+const chromiumPath = "/usr/bin/chromium";
+const hasChromium = existsSync(chromiumPath);
+if (!hasChromium && process.env.CI)
+  throw new Error(`${chromiumPath} is missing: .ci/run installs it (apt-get install -y chromium)`);
+const skipReason = hasChromium ? "" : ` (skipped: ${chromiumPath} is missing; apt-get install -y chromium)`;
+
+const artifacts = path.resolve("test-results");
+
+let app: TestApp;
+let host: Server;
+let hostPort: number;
+let profile: string;
+let browser: BrowserContext;
+let tenant: { tenantId: string; apiKey: string };
+let token: string;
+
+/** The bank's page: its own CSS is hostile on purpose, the widget must look and work the same despite it. */
+function hostPage(scriptUrl: string, key: string, position: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Example Bank</title>
+<style>
+  * { font-family: "Courier New", monospace !important; color: #c00 !important; box-sizing: content-box !important; }
+  button { display: none !important; }
+  ol, li, section, textarea { display: inline !important; background: yellow !important; }
+  parley-chat { display: none !important; }
+</style></head>
+<body><h1 id="brand">Example Bank</h1><p id="copy">Current accounts, savings and cards.</p><button id="own">Log in</button>
+<script src="${scriptUrl}" data-key="${key}" data-position="${position}" defer></script>
+</body></html>`;
+}
+
+/**
+ * The offline engine writes its whole answer within a few milliseconds, which reaches the browser in one read;
+ * a model server writes it over seconds. Its pieces are given out as slowly here, so that the test sees what a
+ * visitor sees: the reply growing on screen.
+ */
+function writeSlowly(services: Services): void {
+  const engine = services.engine;
+  services.engine = {
+    name: engine.name,
+    async answer(input, onDelta) {
+      const pieces: string[] = [];
+      const answer = await engine.answer(input, (piece) => pieces.push(piece));
+      for (const piece of pieces) {
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        onDelta?.(piece);
+      }
+      return answer;
+    },
+  };
+}
+
+/** Page URL on the bank's site: `localhost` is on the allow-list, `127.0.0.1` (another origin) is not. */
+const bankPage = (hostname: string, query: Record<string, string> = {}) =>
+  `http://${hostname}:${hostPort}/?${new URLSearchParams(query)}`;
+
+/** Everything in the widget's shadow root that a test looks at. */
+const widget = (page: Page) => ({
+  launcher: page.locator("parley-chat .launcher"),
+  panel: page.locator("parley-chat .panel"),
+  input: page.locator("parley-chat textarea"),
+  notice: page.locator("parley-chat .notice"),
+  messages: page.locator("parley-chat .msg .bubble"),
+  assistant: page.locator("parley-chat .msg.assistant .bubble"),
+  agent: page.locator("parley-chat .msg.agent .bubble"),
+});
+
+/** The element focused inside the widget, as `tag.class`, or null when focus is outside it. */
+const focusedInWidget = (page: Page) =>
+  page.evaluate(() => {
+    const shadow = document.querySelector("parley-chat")?.shadowRoot;
+    const active = shadow?.activeElement;
+    return active ? `${active.tagName.toLowerCase()}.${active.className}` : null;
+  });
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  mkdirSync(artifacts, { recursive: true });
+  app = await startTestApp();
+  tenant = await app.tenant("Example Bank");
+  const added = await app.request("/api/knowledge/sources", {
+    key: tenant.apiKey,
+    body: {
+      type: "manual",
+      title: "Cards FAQ",
+      content: "To reset your card PIN, open the mobile app, choose Cards, then Reset PIN. The new PIN works at once.",
+    },
+  });
+  expect(added.status).toBe(201);
+  writeSlowly(app.services);
+  host = createServer((req, res) => {
+    const query = new URL(req.url ?? "/", "http://bank").searchParams;
+    const key = query.get("token") ?? token;
+    res.setHeader("content-type", "text/html; charset=utf-8");
+    res.end(hostPage(`${app.url}/widget.js`, key, query.get("position") ?? "bottom-right"));
+  }).listen(0, "127.0.0.1");
+  await new Promise((resolve) => host.once("listening", resolve));
+  hostPort = (host.address() as AddressInfo).port;
+  const channel = await app.request("/api/tenant/channels/widget", {
+    method: "PUT",
+    key: tenant.apiKey,
+    body: {
+      settings: {
+        allowed_origins: [`http://localhost:${hostPort}`],
+        title: "Example Bank",
+        greeting: "Hello! How can we help?",
+        primary_color: "#0d6b4f",
+      },
+    },
+  });
+  expect(channel.status).toBe(201);
+  token = (await app.request("/api/widget/tokens", { key: tenant.apiKey, body: {} })).body.token;
+  profile = mkdtempSync(path.join(tmpdir(), "parley-chromium-"));
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: chromiumPath,
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+  host?.close();
+  await app?.close();
+});
+
+describe.skipIf(!hasChromium)(`the widget in Chromium${skipReason}`, () => {
+  let page: Page;
+
+  it("shows its launcher on a page of another origin, untouched by the page's CSS and leaving the page alone", async () => {
+    page = await browser.newPage();
+    await page.goto(bankPage("localhost"));
+    const { launcher, panel } = widget(page);
+    await launcher.waitFor({ state: "visible" });
+    await expect.poll(() => launcher.getAttribute("aria-label")).toBe("Open chat: Example Bank");
+    expect(await launcher.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe("rgb(13, 107, 79)");
+    const box = (await launcher.boundingBox())!;
+    expect(box.x + box.width).toBeGreaterThan(1200);
+    expect(box.y + box.height).toBeGreaterThan(740);
+    expect(await panel.isHidden()).toBe(true);
+    // The page keeps its own look.
+    expect(await page.locator("#copy").evaluate((el) => getComputedStyle(el).color)).toBe("rgb(204, 0, 0)");
+    expect(await page.locator("#own").isHidden()).toBe(true);
+  });
+
+  it("opens with the keyboard, keeps focus inside, and closes on Escape back to the launcher", async () => {
+    const { launcher, panel } = widget(page);
+    await launcher.focus();
+    await page.keyboard.press("Enter");
+    await panel.waitFor({ state: "visible" });
+    expect(await panel.getAttribute("role")).toBe("dialog");
+    expect(await focusedInWidget(page)).toBe("textarea.");
+    for (let i = 0; i < 4; i++) {
+      await page.keyboard.press("Tab");
+      expect(await focusedInWidget(page)).not.toBeNull();
+    }
+    await page.keyboard.press("Escape");
+    await panel.waitFor({ state: "hidden" });
+    expect(await focusedInWidget(page)).toBe("button.launcher");
+    expect(await launcher.getAttribute("aria-expanded")).toBe("false");
+  });
+
+  it("streams the answer from the knowledge base, with a typing indicator, and reads it out when done", async () => {
+    const { launcher, input, assistant } = widget(page);
+    await launcher.click();
+    await expect.poll(() => assistant.first().textContent()).toBe("Hello! How can we help?");
+    // What the visitor sees while the reply is written, recorded as it happens.
+    await page.evaluate(() => {
+      const shadow = document.querySelector("parley-chat")!.shadowRoot!;
+      const seen = { typing: false, texts: [] as string[] };
+      (window as unknown as { seen: typeof seen }).seen = seen;
+      new MutationObserver(() => {
+        if (!shadow.querySelector<HTMLElement>(".typing")!.hidden) seen.typing = true;
+        const last = [...shadow.querySelectorAll(".msg.assistant .bubble")].at(-1)?.textContent ?? "";
+        if (last !== seen.texts.at(-1)) seen.texts.push(last);
+      }).observe(shadow, { subtree: true, childList: true, characterData: true, attributes: true });
+    });
+    const streamed = page.waitForResponse((res) => res.url().endsWith("/api/v1/widget/message"));
+    await input.fill("How do I reset my card PIN?");
+    await input.press("Enter");
+    expect((await streamed).headers()["content-type"]).toContain("text/event-stream");
+    await expect.poll(() => assistant.last().textContent(), { timeout: 10_000 }).toMatch(/Reset PIN.*\)$/);
+    const seen = await page.evaluate(() => (window as unknown as { seen: { typing: boolean; texts: string[] } }).seen);
+    expect(seen.typing).toBe(true);
+    const answer = seen.texts.at(-1)!;
+    expect(seen.texts.filter((text) => text && text !== answer && answer.startsWith(text)).length).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('parley-chat [aria-live="polite"]').textContent()).toContain("Reset PIN");
+    const panelBox = (await widget(page).panel.boundingBox())!;
+    // The open widget with its launcher: the picture of the README (docs/widget.png is a copy of it).
+    await page.screenshot({
+      path: path.join(artifacts, "widget.png"),
+      clip: { x: panelBox.x - 24, y: panelBox.y - 24, width: 1280 - panelBox.x + 24, height: 800 - panelBox.y + 24 },
+    });
+  });
+
+  it("shows an agent's reply live when a human has taken the conversation over", async () => {
+    const conversation = await app.services.db.prisma.conversation.findFirstOrThrow({
+      where: { tenantId: tenant.tenantId, channel: "widget" },
+    });
+    await deliverReply(app.services, {
+      id: newId("msg"),
+      tenantId: tenant.tenantId,
+      conversationId: conversation.id,
+      channel: "widget",
+      role: "agent",
+      content: "Hello, this is Sam from the cards team. Can I help with anything else?",
+      metadata: {},
+    });
+    await expect.poll(() => widget(page).agent.last().textContent(), { timeout: 10_000 }).toContain("Sam from the cards team");
+  });
+
+  it("keeps the conversation, and the open panel, across a reload", async () => {
+    await page.reload();
+    const { panel, messages } = widget(page);
+    await panel.waitFor({ state: "visible" });
+    await expect.poll(() => messages.count()).toBe(4);
+    const texts = await messages.allTextContents();
+    expect(texts[1]).toContain("How do I reset my card PIN?");
+    expect(texts[2]).toContain("Reset PIN");
+    expect(texts[3]).toContain("Sam from the cards team");
+  });
+
+  it("says so when the visitor is rate-limited, and gives the message back to send later", async () => {
+    // A token of its own: its counter starts at zero, and the tenant's limit lets only the page's init through.
+    const fresh = (await app.request("/api/widget/tokens", { key: tenant.apiKey, body: {} })).body.token;
+    const limit = (settings: object) =>
+      app.services.db.prisma.tenant.update({ where: { id: tenant.tenantId }, data: { settings } });
+    await limit({ rateLimitMax: 1 });
+    const limited = await browser.newPage();
+    try {
+      await limited.goto(bankPage("localhost", { token: fresh }));
+      const { launcher, notice, input, messages } = widget(limited);
+      await launcher.click();
+      await expect.poll(() => messages.count()).toBe(4);
+      await input.fill("And on Sundays?");
+      await input.press("Enter");
+      await expect.poll(() => notice.textContent()).toMatch(/^You are sending messages too quickly\. Please wait \d+ seconds\.$/);
+      expect(await input.inputValue()).toBe("And on Sundays?");
+      expect(await messages.count()).toBe(4);
+      expect(await limited.locator("parley-chat .send").isDisabled()).toBe(true);
+    } finally {
+      await limit({});
+      await limited.close();
+    }
+  });
+
+  it("says so when the browser is offline, and recovers when it is back", async () => {
+    const { notice, input } = widget(page);
+    await browser.setOffline(true);
+    await expect.poll(() => notice.textContent()).toContain("You are offline");
+    await input.fill("Are you still there?");
+    expect(await page.locator("parley-chat .send").isDisabled()).toBe(true);
+    await browser.setOffline(false);
+    await notice.waitFor({ state: "hidden" });
+    await page.close();
+  });
+
+  it("fills a phone-width screen", async () => {
+    const phone = await browser.newPage();
+    await phone.setViewportSize({ width: 375, height: 720 });
+    await phone.goto(bankPage("localhost", { position: "top-left" }));
+    const { launcher, panel } = widget(phone);
+    const box = (await launcher.boundingBox())!;
+    expect(box.x).toBeLessThan(60);
+    expect(box.y).toBeLessThan(60);
+    await launcher.click();
+    await panel.waitFor({ state: "visible" });
+    expect(await panel.boundingBox()).toEqual({ x: 0, y: 0, width: 375, height: 720 });
+    await phone.screenshot({ path: path.join(artifacts, "widget-phone.png") });
+    await phone.close();
+  });
+
+  it("tells the visitor when its token was tampered with", async () => {
+    const tampered = `${token.slice(0, -6)}${token.slice(-6).split("").reverse().join("")}`;
+    const other = await browser.newPage();
+    await other.goto(bankPage("localhost", { token: tampered }));
+    const { launcher, notice } = widget(other);
+    await launcher.click();
+    await expect.poll(() => notice.textContent()).toBe("This chat is not available: its key is not valid.");
+    expect(await other.locator("parley-chat .send").isDisabled()).toBe(true);
+    await other.close();
+  });
+
+  it("is refused on a page whose origin is not on the allow-list", async () => {
+    const other = await browser.newPage();
+    const refused: string[] = [];
+    other.on("console", (message) => {
+      if (message.text().includes("CORS")) refused.push(message.text());
+    });
+    await other.goto(bankPage("127.0.0.1"));
+    const { launcher, notice, messages } = widget(other);
+    await launcher.click();
+    await expect.poll(() => notice.textContent()).toBe("This chat is not enabled for this website.");
+    expect(refused.length).toBeGreaterThan(0);
+    expect(await messages.count()).toBe(0);
+    await other.close();
+  });
+});
