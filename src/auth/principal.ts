@@ -5,6 +5,8 @@ export interface Principal {
   kind: "apiKey" | "user";
   /** The API key's or the user's id. */
   id: string;
+  /** A dashboard user's session (kind `user`), so that logging out ends this one only. */
+  sessionId?: string;
   tenantId: string;
   role: Role;
   /** Requests per window allowed for this tenant (its setting, or the service default). */

@@ -1,28 +1,38 @@
 import { newId } from "../db/ids.js";
+import { scopeToTenant } from "../db/tenant-scope.js";
+import { assignWaiting } from "../escalations/assign.js";
+import { publishInbox } from "../escalations/inbox.js";
+import type { EscalationPriority, EscalationReason } from "../escalations/model.js";
+import { openEscalation } from "../escalations/open.js";
 import { deliverReply } from "../pipeline/deliver.js";
 import type { Services } from "../services.js";
-import { transitionConversation } from "./status.js";
-
-export type EscalationReason = "customer_request" | "urgent_intent" | "low_confidence" | "engine_failure";
 
 export const handoffNotice = "Thank you — I'm passing you to a member of our team, who will reply here as soon as possible.";
 
+export interface EscalationRequest {
+  /** "ai" (the default) for the router, else the user or API key that asked. */
+  actor?: string;
+  intent?: string | null;
+  priority?: EscalationPriority;
+  teamId?: string | null;
+  note?: string | null;
+}
+
 /**
- * Hands a conversation to the humans: status `escalated` with the reason in its timeline, and the
- * customer told that a person will follow. Returns the notice's message id.
+ * Hands a conversation to the humans: an escalation (status `escalated`, with the reason in its
+ * timeline), the customer told that a person will follow, the agents' inboxes told, and an online
+ * agent given it when one has room. Returns the notice's message id.
  */
 export async function escalateConversation(
   services: Services,
   conversation: { id: string; tenantId: string; status: string; channel: string },
   reason: EscalationReason,
-): Promise<{ messageId: string; text: string }> {
-  await services.db.prisma.$transaction(async (tx) => {
-    await transitionConversation(tx, conversation, "escalated", { actor: "ai", reason });
-    await tx.conversation.update({
-      where: { id: conversation.id },
-      data: { metadata: { escalation: { reason, at: new Date().toISOString() }, lowConfidenceStreak: 0 } },
-    });
-  });
+  request: EscalationRequest = {},
+): Promise<{ messageId: string; text: string; escalationId: string }> {
+  const db = scopeToTenant(services.db.prisma, conversation.tenantId);
+  const escalation = await db.$transaction((tx) =>
+    openEscalation(tx, { ...request, conversation, reason, actor: request.actor ?? "ai" }),
+  );
   const messageId = newId("msg");
   await deliverReply(services, {
     id: messageId,
@@ -33,6 +43,11 @@ export async function escalateConversation(
     content: handoffNotice,
     metadata: { intent: "handoff", agentType: "handoff", escalation: reason },
   });
-  services.realtime.pubsub.publish("inbox:escalation", conversation.tenantId, { conversationId: conversation.id, reason });
-  return { messageId, text: handoffNotice };
+  publishInbox(services, conversation.tenantId, {
+    type: "escalated",
+    conversationId: conversation.id,
+    escalationId: escalation.id,
+  });
+  await assignWaiting(services, conversation.tenantId);
+  return { messageId, text: handoffNotice, escalationId: escalation.id };
 }

@@ -25,7 +25,13 @@ export function canTransition(from: string, to: ConversationStatus): boolean {
   return (allowed[from as ConversationStatus] ?? []).includes(to);
 }
 
-type Tx = Pick<Prisma.TransactionClient, "conversation" | "conversationEvent">;
+/** What a transition writes with: a plain or a tenant-scoped transaction (their generated types differ). */
+interface Tx {
+  conversation: {
+    updateMany(args: { where: Prisma.ConversationWhereInput; data: { status: string } }): PromiseLike<{ count: number }>;
+  };
+  conversationEvent: { create(args: { data: Prisma.ConversationEventUncheckedCreateInput }): PromiseLike<unknown> };
+}
 
 /**
  * The one place a conversation changes status: checks the move, writes it, and records who made it

@@ -19,7 +19,22 @@ function encodeRandom(length: number): string {
   return out;
 }
 
-export type IdPrefix = "ten" | "usr" | "key" | "chn" | "conv" | "msg" | "src" | "chk" | "job" | "esc" | "evt" | "int" | "vce";
+export type IdPrefix =
+  | "ten"
+  | "usr"
+  | "key"
+  | "chn"
+  | "conv"
+  | "msg"
+  | "src"
+  | "chk"
+  | "job"
+  | "esc"
+  | "evt"
+  | "int"
+  | "vce"
+  | "team"
+  | "ses";
 
 /** Prefixed, time-sortable identifiers (DESIGN §3): `conv_01h…`, sortable as strings by creation time. */
 export function newId(prefix: IdPrefix): string {

@@ -56,3 +56,6 @@ export function scopeToTenant(prisma: PrismaClient, tenantId: string) {
 }
 
 export type TenantDb = ReturnType<typeof scopeToTenant>;
+
+/** A transaction of a tenant-scoped client: scoped like the client that opened it. */
+export type TenantTx = Parameters<Parameters<TenantDb["$transaction"]>[0]>[0];

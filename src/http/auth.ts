@@ -1,4 +1,5 @@
 import type { RequestHandler } from "express";
+import { looksLikeSessionToken, principalForSession } from "../agents/sessions.js";
 import { hashApiKey } from "../auth/api-keys.js";
 import type { Principal } from "../auth/principal.js";
 import { isRole } from "../auth/roles.js";
@@ -9,7 +10,7 @@ import { effectiveRateLimit } from "../tenants/settings.js";
 // lastUsedAt is informative; writing it on every request would turn each read into a write.
 const lastUsedPrecisionMs = 60_000;
 
-/** The API key of a request: `Authorization: Bearer <key>` or `x-api-key: <key>`. */
+/** The API key or session token of a request: `Authorization: Bearer <key>` or `x-api-key: <key>`. */
 export function credentialOf(headers: { authorization?: string; "x-api-key"?: string | string[] }): string | null {
   const bearer = headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
   if (bearer) return bearer;
@@ -38,6 +39,11 @@ export async function principalForApiKey(services: Services, key: string): Promi
   };
 }
 
+/** An API key's or a dashboard session's caller, or null when the credential is unknown, revoked or expired. */
+export function principalForCredential(services: Services, credential: string): Promise<Principal | null> {
+  return looksLikeSessionToken(credential) ? principalForSession(services, credential) : principalForApiKey(services, credential);
+}
+
 /**
  * Resolves the caller from the request's credential. A rejected credential is only marked here:
  * the rate limiter counts it by client IP first, then `rejectInvalidCredential` answers 401.
@@ -47,7 +53,7 @@ export function authenticate(services: Services): RequestHandler {
     const credential = credentialOf(req.headers as Record<string, string>);
     req.principal = null;
     if (credential) {
-      req.principal = await principalForApiKey(services, credential);
+      req.principal = await principalForCredential(services, credential);
       req.credentialRejected = req.principal === null;
     }
     next();
@@ -55,8 +61,9 @@ export function authenticate(services: Services): RequestHandler {
 }
 
 export const rejectInvalidCredential: RequestHandler = (req, _res, next) => {
-  if (req.credentialRejected) throw new AppError("AUTH_INVALID", "Invalid or revoked API key");
-  next();
+  if (!req.credentialRejected) return next();
+  const session = looksLikeSessionToken(credentialOf(req.headers as Record<string, string>) ?? "");
+  throw new AppError("AUTH_INVALID", session ? "Invalid or expired session: log in again" : "Invalid or revoked API key");
 };
 
 export const requireAuth: RequestHandler = (req, _res, next) => {

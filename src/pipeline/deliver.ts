@@ -14,6 +14,11 @@ export interface ReplyToStore {
   role: "assistant" | "agent" | "system";
   content: string;
   metadata: Prisma.InputJsonObject;
+  /**
+   * Another of the tenant's channels to send through, to the same customer: an agent's reply to a USSD
+   * session or a call, which end before a person can answer, goes out as an SMS (README, Hand-off).
+   */
+  via?: { channelId: string; channel: string };
 }
 
 /**
@@ -21,7 +26,7 @@ export interface ReplyToStore {
  * transaction (retried by the job queue); then tells live listeners (agent inbox, widget).
  */
 export async function deliverReply(services: Services, reply: ReplyToStore): Promise<void> {
-  const sends = sendsThroughProvider(reply.channel);
+  const sends = sendsThroughProvider(reply.via?.channel ?? reply.channel);
   await services.db.prisma.$transaction(async (tx) => {
     await tx.message.create({
       data: {
@@ -40,7 +45,7 @@ export async function deliverReply(services: Services, reply: ReplyToStore): Pro
         {
           queue: sendQueue,
           tenantId: reply.tenantId,
-          payload: { messageId: reply.id },
+          payload: { messageId: reply.id, via: reply.via ?? null },
           dedupeKey: reply.id,
           // A provider down longer than the retries last is a failed delivery, shown as such, never retried forever.
           maxAttempts: services.config.SEND_MAX_ATTEMPTS,
@@ -64,14 +69,15 @@ export async function deliverReply(services: Services, reply: ReplyToStore): Pro
  * API shows what the customer got.
  */
 export async function sendStoredReply(services: Services, job: JobRecord): Promise<void> {
-  const { messageId } = job.payload as { messageId: string };
+  const { messageId, via } = job.payload as { messageId: string; via?: ReplyToStore["via"] | null };
   const prisma = services.db.prisma;
   const message = await prisma.message.findUnique({ where: { id: messageId }, include: { conversation: true } });
   if (!message || message.deliveryStatus === "sent") return;
   const { conversation } = message;
   const record = (data: Prisma.MessageUpdateInput) => prisma.message.update({ where: { id: messageId }, data });
-  const channel = conversation.channelId ? await channelById(services, conversation.channelId) : null;
-  const adapter = adapterFor(conversation.channel);
+  const channelId = via?.channelId ?? conversation.channelId;
+  const channel = channelId ? await channelById(services, channelId) : null;
+  const adapter = adapterFor(via?.channel ?? conversation.channel);
   const outcome = (value: "sent" | "failed" | "retrying") =>
     services.metrics.channelDeliveries.inc({ channel: conversation.channel, outcome: value });
   if (!channel?.enabled || !adapter.send || !conversation.customerId) {

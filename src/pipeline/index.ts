@@ -159,7 +159,7 @@ async function runPipeline(
   }
   if (msg.kind && msg.kind !== "text") return replyUnreadable(services, msg, base, hooks);
   if (decision.kind === "escalate") {
-    const notice = await escalateConversation(services, conversation, decision.reason);
+    const notice = await escalateConversation(services, conversation, decision.reason, { intent: intent.intent });
     hooks.onStart?.({ conversationId: conversation.id, messageId: notice.messageId });
     hooks.onDelta?.(notice.text);
     const metadata = metadataOf(intent, "handoff", { tokensUsed: 0, sources: [] });
@@ -236,7 +236,7 @@ async function runPipeline(
     }),
   );
   if (await recordGrounding(services, conversation, answer.grounded)) {
-    const notice = await escalateConversation(services, conversation, "low_confidence");
+    const notice = await escalateConversation(services, conversation, "low_confidence", { intent: intent.intent });
     // Stored and sent as a message of its own, and told in this reply too: an API client shows only the reply.
     const told = `\n\n${notice.text}`;
     hooks.onDelta?.(told);

@@ -2,6 +2,7 @@ import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
 import { createPubSub, type PubSub } from "graphql-yoga";
 import { Redis } from "ioredis";
 import pino, { type Logger } from "pino";
+import type { InboxPayload } from "../escalations/inbox.js";
 
 /**
  * Topics carried between instances. Payloads are plain JSON so they cross Redis unchanged.
@@ -11,6 +12,10 @@ export type Topics = {
   "job:enqueued": [payload: { queue: string }];
   /** A change to a tenant's chunks, for instances keeping an in-process vector index (src/knowledge/vector-index-memory.ts). */
   "vectors:changed": [payload: { tenantId: string; added: string[]; removed: string[]; version: number; origin: string }];
+  /** An escalation appeared or changed (src/escalations/inbox.ts), by tenant: agents' inbox subscriptions. */
+  "inbox:escalation": [tenantId: string, payload: InboxPayload];
+  /** A customer wrote in a conversation the humans have, by tenant. */
+  "inbox:message": [tenantId: string, payload: { conversationId: string; messageId: string }];
   [topic: string]: [payload: unknown] | [id: string, payload: unknown];
 };
 

@@ -6,8 +6,9 @@ import {
   GetConversationDocument,
   ListConversationMessagesDocument,
   ListConversationsDocument,
+  ReplyToConversationDocument,
 } from "./generated.js";
-import { queryVariable, type RestRoute, textVariable } from "./route.js";
+import { objectBody, queryVariable, type RestRoute, textVariable } from "./route.js";
 
 /** The spec's Conversation list item. */
 function conversationItem(c: ConversationFieldsFragment) {
@@ -40,6 +41,15 @@ const MessageRecord = z.object({
   createdAt: z.string(),
   metadata: z.record(z.string(), z.unknown()),
   delivery: z.object({ status: z.string(), attempts: z.number().int(), error: z.string().nullable() }).nullable(),
+});
+
+const TimelineEvent = z.object({
+  type: z.string().describe("status (a transition) or assignment"),
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  actor: z.string().describe("customer, ai, system, or the user or API key id"),
+  reason: z.string().nullable(),
+  at: z.string(),
 });
 
 const paging = {
@@ -95,7 +105,11 @@ export function conversationRoutes(services: Services): RestRoute[] {
       response: {
         status: 200,
         description: "The conversation",
-        schema: ConversationItem.extend({ customer_id: z.string().nullable(), customer_name: z.string().nullable() }),
+        schema: ConversationItem.extend({
+          customer_id: z.string().nullable(),
+          customer_name: z.string().nullable(),
+          timeline: z.array(TimelineEvent).describe("every status change and assignment, oldest first"),
+        }),
       },
       errors: [401, 403, 404, 429],
       async handle(req) {
@@ -104,6 +118,14 @@ export function conversationRoutes(services: Services): RestRoute[] {
           ...conversationItem(conversation),
           customer_id: conversation.customerId,
           customer_name: conversation.customerName,
+          timeline: conversation.timeline.map((e) => ({
+            type: e.type,
+            from: e.fromStatus,
+            to: e.toStatus,
+            actor: e.actor,
+            reason: e.reason,
+            at: e.createdAt,
+          })),
         };
       },
     },
@@ -126,6 +148,24 @@ export function conversationRoutes(services: Services): RestRoute[] {
           limit: queryVariable(req.query.limit) as number,
         });
         return { messages: page.items, total: page.total, page: page.page, limit: page.limit };
+      },
+    },
+    {
+      method: "post",
+      path: "/api/conversations/:id/messages",
+      tag: "Conversations",
+      summary:
+        "An agent's reply to the customer of an escalated or assigned conversation (422 otherwise), delivered on the " +
+        "customer's own channel; replying to an unassigned escalation takes it",
+      body: z.object({ content: z.string() }),
+      response: { status: 201, description: "The stored reply, its delivery pending or done", schema: MessageRecord },
+      errors: [401, 403, 404, 422, 429],
+      async handle(req) {
+        const { replyToConversation } = await runOperation(services, req, ReplyToConversationDocument, {
+          conversationId: String(req.params.id),
+          content: objectBody(req.body).content as string,
+        });
+        return replyToConversation;
       },
     },
   ];

@@ -3,9 +3,12 @@ import { channelWebhookRoutes } from "../channels/routes.js";
 import { requireAuth } from "../http/auth.js";
 import { RateLimits } from "../http/rate-limit.js";
 import type { Services } from "../services.js";
+import { agentRoutes } from "./agents.js";
+import { analyticsRoutes } from "./analytics.js";
 import { channelRoutes } from "./channels.js";
 import { chatRoutes } from "./chat.js";
 import { conversationRoutes } from "./conversations.js";
+import { escalationRoutes } from "./escalations.js";
 import { intentRoutes } from "./intents.js";
 import { knowledgeRoutes } from "./knowledge.js";
 import { Reply, type RestRoute } from "./route.js";
@@ -16,6 +19,9 @@ export function restRoutes(services: Services, limits = new RateLimits(services)
   return [
     ...chatRoutes(services),
     ...conversationRoutes(services),
+    ...escalationRoutes(services),
+    ...agentRoutes(services),
+    ...analyticsRoutes(services),
     ...intentRoutes(services),
     ...knowledgeRoutes(services),
     ...channelRoutes(services),

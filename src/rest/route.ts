@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from "express";
 import type { z } from "zod";
+import { AppError } from "../errors.js";
 
 /** A handler's answer when its status depends on the request (e.g. 201 for manual text, 202 for a crawl). */
 export class Reply {
@@ -43,4 +44,25 @@ export function queryVariable(value: unknown): unknown {
 export function textVariable(value: unknown): string | undefined {
   if (value === undefined || value === "") return undefined;
   return typeof value === "string" ? value : String(value);
+}
+
+/** A query-string flag: `true` and `false` as booleans; anything else goes on for the schema to refuse. */
+export function booleanVariable(value: unknown): boolean | undefined {
+  if (value === undefined || value === "") return undefined;
+  return value === "true" ? true : value === "false" ? false : (value as boolean);
+}
+
+/** The JSON body as an object, or 422: the fields are then GraphQL variables, checked by the resolver. */
+export function objectBody(body: unknown): Record<string, unknown> {
+  if (!body || typeof body !== "object" || Array.isArray(body)) {
+    throw new AppError("VALIDATION", "Request body must be a JSON object", [{ path: "body", message: "expected an object" }]);
+  }
+  return body as Record<string, unknown>;
+}
+
+/** The `id` of a PUT body, or 422. */
+export function bodyId(body: Record<string, unknown>): string {
+  if (typeof body.id !== "string" || !body.id)
+    throw new AppError("VALIDATION", "id is required", [{ path: "id", message: "required" }]);
+  return body.id;
 }

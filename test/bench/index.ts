@@ -1,3 +1,4 @@
+import { benchAnalytics } from "./analytics.js";
 import { benchChannels } from "./channels.js";
 import { benchChat } from "./chat.js";
 import { benchIntents } from "./intents.js";
@@ -13,6 +14,7 @@ const suites: Record<string, () => Promise<unknown>> = {
   },
   chat: benchChat,
   channels: benchChannels,
+  analytics: benchAnalytics,
 };
 
 const requested = process.argv.slice(2);

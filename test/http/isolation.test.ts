@@ -5,24 +5,34 @@ import { schema } from "../../src/graphql/schema/index.js";
 import { restRoutes } from "../../src/rest/index.js";
 import {
   AddManualSourceForTestDocument,
+  AgentForTestDocument,
   ApiKeysDocument,
   ChannelForTestDocument,
   ConversationDocument,
   ConversationsDocument,
+  CreateAgentForTestDocument,
+  CreateEscalationForTestDocument,
   CreateIntentForTestDocument,
+  CreateTeamForTestDocument,
   DeleteChannelForTestDocument,
   DeleteIntentForTestDocument,
   DeleteKnowledgeSourceForTestDocument,
+  DeleteTeamForTestDocument,
   DeleteVoiceForTestDocument,
+  EscalationForTestDocument,
   JobsDocument,
   KnowledgeSourceForTestDocument,
+  ReplyForTestDocument,
   RetryJobDocument,
   RevokeApiKeyDocument,
   SaveChannelForTestDocument,
   SaveVoiceForTestDocument,
   SyncKnowledgeSourceForTestDocument,
   TenantDocument,
+  UpdateAgentForTestDocument,
+  UpdateEscalationForTestDocument,
   UpdateIntentForTestDocument,
+  UpdateTeamForTestDocument,
   UpdateTenantDocument,
 } from "../generated.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
@@ -32,6 +42,7 @@ let app: TestApp;
 let a: { tenantId: string; apiKey: string };
 let b: { tenantId: string; apiKey: string };
 let aConversation: string;
+let aEscalated: string;
 let aJob: string;
 let aKeyId: string;
 let aChannel: string;
@@ -42,6 +53,8 @@ beforeAll(async () => {
   b = await app.tenant("Bank B");
   aConversation = await seedConversation(app.services, a.tenantId, { messages: [{ role: "customer", content: "A's secret" }] });
   await seedConversation(app.services, b.tenantId);
+  aEscalated = await seedConversation(app.services, a.tenantId, { channel: "api" });
+  expect((await app.request("/api/escalations", { key: a.apiKey, body: { conversation_id: aEscalated } })).status).toBe(201);
   aJob = await app.services.jobs.enqueue({ queue: "test.isolation", tenantId: a.tenantId, maxAttempts: 1 });
   await app.services.db.sql.query("UPDATE jobs SET status = 'dead' WHERE id = $1", [aJob]);
   aKeyId = (await app.services.db.prisma.apiKey.findFirstOrThrow({ where: { tenantId: a.tenantId } })).id;
@@ -56,16 +69,20 @@ beforeAll(async () => {
 });
 afterAll(() => app?.close());
 
-/** A's resource for every path parameter of every REST route; a new route must be added here. */
-const aResourceFor = (path: string): Record<string, string> => {
-  const table: Record<string, Record<string, string>> = {
-    "/api/conversations/:id": { id: aConversation },
-    "/api/conversations/:id/messages": { id: aConversation },
-    "/api/tenant/channels/:channelId": { channelId: aChannel },
+/**
+ * A's resource for every path parameter of every REST route (by path, or by method and path where they differ),
+ * and the body a call needs to succeed as A; a new route must be added here.
+ */
+const aResourceFor = (method: string, path: string): { params: Record<string, string>; body?: unknown } => {
+  const table: Record<string, { params: Record<string, string>; body?: unknown }> = {
+    "/api/conversations/:id": { params: { id: aConversation } },
+    "get /api/conversations/:id/messages": { params: { id: aConversation } },
+    "post /api/conversations/:id/messages": { params: { id: aEscalated }, body: { content: "An agent's reply" } },
+    "/api/tenant/channels/:channelId": { params: { channelId: aChannel } },
   };
-  const params = table[path];
-  if (!params) throw new Error(`The isolation test does not know ${path}: add it to aResourceFor`);
-  return params;
+  const resource = table[`${method} ${path}`] ?? table[path];
+  if (!resource) throw new Error(`The isolation test does not know ${method} ${path}: add it to aResourceFor`);
+  return resource;
 };
 
 describe("tenant isolation", () => {
@@ -83,11 +100,11 @@ describe("tenant isolation", () => {
     const routes = restRoutes(app.services).filter((r) => r.path.includes(":") && r.auth !== "self");
     expect(routes.length).toBeGreaterThan(0);
     for (const route of routes) {
-      const params = aResourceFor(route.path);
+      const { params, body } = aResourceFor(route.method, route.path);
       const path = route.path.replace(/:(\w+)/g, (_m, name: string) => params[name] ?? "");
-      const asA = await app.request(path, { method: route.method.toUpperCase(), key: a.apiKey });
+      const asA = await app.request(path, { method: route.method.toUpperCase(), key: a.apiKey, body });
       expect(asA.status, `${route.method} ${path} as A`).toBeLessThan(400);
-      const asB = await app.request(path, { method: route.method.toUpperCase(), key: b.apiKey });
+      const asB = await app.request(path, { method: route.method.toUpperCase(), key: b.apiKey, body });
       expect(asB.status, `${route.method} ${path} as B`).toBe(404);
       expect(asB.body.code).toBe("NOT_FOUND");
     }
@@ -142,6 +159,42 @@ describe("tenant isolation", () => {
     expect((await app.request("/api/conversations", { key: a.apiKey })).status).toBe(200);
     expect((await app.services.db.prisma.job.findUniqueOrThrow({ where: { id: aJob } })).status).toBe("dead");
 
+    const aAgent = (await app.graphql(CreateAgentForTestDocument, { name: "A's agent", email: "agent@a.example" }, a.apiKey))
+      .data!.createAgent.id;
+    await notFound(app.graphql(AgentForTestDocument, { id: aAgent }, b.apiKey));
+    await notFound(app.graphql(UpdateAgentForTestDocument, { id: aAgent, role: "viewer", active: false }, b.apiKey));
+    expect(
+      (await app.request("/api/agents", { method: "PUT", key: b.apiKey, body: { id: aAgent, role: "viewer" } })).status,
+    ).toBe(404);
+    const aTeam = (await app.graphql(CreateTeamForTestDocument, { name: "A team", memberIds: [aAgent] }, a.apiKey)).data!
+      .createTeam.id;
+    await notFound(app.graphql(UpdateTeamForTestDocument, { id: aTeam, name: "stolen" }, b.apiKey));
+    await notFound(app.graphql(DeleteTeamForTestDocument, { id: aTeam }, b.apiKey));
+    await notFound(app.graphql(CreateTeamForTestDocument, { name: "B team", memberIds: [aAgent] }, b.apiKey));
+    await notFound(app.graphql(CreateAgentForTestDocument, { name: "B", email: "b@b.example", teamIds: [aTeam] }, b.apiKey));
+    const aEscalation = (await app.request(`/api/escalations?limit=100`, { key: a.apiKey })).body.escalations[0].id as string;
+    await notFound(app.graphql(EscalationForTestDocument, { id: aEscalation }, b.apiKey));
+    await notFound(app.graphql(UpdateEscalationForTestDocument, { id: aEscalation, status: "resolved" }, b.apiKey));
+    expect(
+      (await app.request("/api/escalations", { method: "PUT", key: b.apiKey, body: { id: aEscalation, status: "resolved" } }))
+        .status,
+    ).toBe(404);
+    await notFound(app.graphql(CreateEscalationForTestDocument, { conversationId: aConversation }, b.apiKey));
+    await notFound(app.graphql(ReplyForTestDocument, { conversationId: aEscalated, content: "hi" }, b.apiKey));
+    const bConversation = await seedConversation(app.services, b.tenantId, { channel: "api" });
+    await notFound(app.graphql(CreateEscalationForTestDocument, { conversationId: bConversation, teamId: aTeam }, b.apiKey));
+    const bEscalation = (await app.graphql(CreateEscalationForTestDocument, { conversationId: bConversation }, b.apiKey)).data!
+      .createEscalation.id;
+    await notFound(app.graphql(UpdateEscalationForTestDocument, { id: bEscalation, assigneeId: aAgent }, b.apiKey));
+    expect((await app.request(`/api/escalations?assignee_id=${aAgent}`, { key: b.apiKey })).body.total).toBe(0);
+    expect((await app.request(`/api/agents?team_id=${aTeam}`, { key: b.apiKey })).body.total).toBe(0);
+    expect(await app.services.db.prisma.user.findUniqueOrThrow({ where: { id: aAgent } })).toMatchObject({
+      role: "agent",
+      deactivatedAt: null,
+    });
+    expect((await app.services.db.prisma.team.findUniqueOrThrow({ where: { id: aTeam } })).name).toBe("A team");
+    expect((await app.services.db.prisma.escalation.findUniqueOrThrow({ where: { id: aEscalation } })).status).toBe("open");
+
     // Every field with an ID argument must be covered above: a new one fails here until it is.
     const covered = new Set([
       "conversation",
@@ -156,6 +209,14 @@ describe("tenant isolation", () => {
       "saveVoice",
       "deleteVoice",
       "deleteChannel",
+      "agent",
+      "updateAgent",
+      "updateTeam",
+      "deleteTeam",
+      "escalation",
+      "createEscalation",
+      "updateEscalation",
+      "replyToConversation",
     ]);
     const withIds = [schema.getQueryType(), schema.getMutationType()].flatMap((type) =>
       Object.values(type?.getFields() ?? {})

@@ -1,0 +1,170 @@
+import type { Services } from "../services.js";
+import {
+  conversationCounts,
+  escalationCounts,
+  humanTimes,
+  type MessageRow,
+  messageCounts,
+  unansweredQuestions,
+  type Window,
+} from "./queries.js";
+import { analyticsSql } from "./sql.js";
+
+export type { Window } from "./queries.js";
+
+export interface Count {
+  key: string;
+  count: number;
+}
+
+export interface Durations {
+  /** How many escalations the figures are over. */
+  count: number;
+  medianSeconds: number | null;
+  p90Seconds: number | null;
+}
+
+export interface Bucket {
+  start: Date;
+  conversations: number;
+  escalations: number;
+  customerMessages: number;
+  aiMessages: number;
+  agentMessages: number;
+  tokensUsed: number;
+}
+
+export interface AnalyticsReport {
+  from: Date;
+  to: Date;
+  channel: string | null;
+  granularity: Window["granularity"];
+  conversations: { total: number; byChannel: Count[]; byStatus: Count[] };
+  messages: { total: number; customer: number; ai: number; agent: number };
+  aiResolved: number;
+  aiResolutionRate: number | null;
+  escalated: number;
+  escalationRate: number | null;
+  escalations: { total: number; byReason: Count[] };
+  firstResponseTime: Durations;
+  resolutionTime: Durations;
+  topIntents: Count[];
+  knowledgeCoverage: { answers: number; grounded: number; rate: number | null };
+  unansweredQuestions: Array<{ question: string; count: number; lastAskedAt: Date; conversationId: string }>;
+  tokensUsed: number;
+  series: Bucket[];
+}
+
+const topIntentCount = 10;
+const unansweredCount = 20;
+
+/** Sums `value` of rows by `key`, largest first (ties by key, so the order is stable). */
+function tally<R>(rows: R[], key: (row: R) => string | null, value: (row: R) => number): Count[] {
+  const sums = new Map<string, number>();
+  for (const row of rows) {
+    const k = key(row);
+    if (k !== null) sums.set(k, (sums.get(k) ?? 0) + value(row));
+  }
+  return [...sums].map(([k, count]) => ({ key: k, count })).sort((a, b) => b.count - a.count || a.key.localeCompare(b.key));
+}
+
+const sum = <R>(rows: R[], value: (row: R) => number) => rows.reduce((total, row) => total + value(row), 0);
+const messagesOf = (rows: MessageRow[], role: string) =>
+  sum(
+    rows.filter((m) => m.role === role),
+    (m) => m.messages,
+  );
+const ratio = (part: number, whole: number) => (whole ? part / whole : null);
+
+/** Every bucket of the window, empty ones included, from the one `from` falls in. */
+function bucketStarts(w: Window): Date[] {
+  const first = new Date(Date.UTC(w.from.getUTCFullYear(), w.from.getUTCMonth(), w.from.getUTCDate()));
+  // ISO weeks start on Monday, as PostgreSQL's date_trunc('week') has them.
+  if (w.granularity === "week") first.setUTCDate(first.getUTCDate() - ((first.getUTCDay() + 6) % 7));
+  const step = w.granularity === "week" ? 7 : 1;
+  const starts: Date[] = [];
+  for (const day = first; day < w.to; day.setUTCDate(day.getUTCDate() + step)) starts.push(new Date(day));
+  return starts;
+}
+
+/** The figures of one tenant's window (README, Analytics, defines each). */
+export async function analyticsReport(services: Services, w: Window): Promise<AnalyticsReport> {
+  const sql = analyticsSql(services);
+  const [conversations, messages, escalations, times, unanswered] = await Promise.all([
+    conversationCounts(sql, w),
+    messageCounts(sql, w),
+    escalationCounts(sql, w),
+    humanTimes(sql, w),
+    unansweredQuestions(sql, w, unansweredCount),
+  ]);
+  const total = sum(conversations, (c) => c.conversations);
+  const escalated = sum(conversations, (c) => c.escalated);
+  const answers = sum(messages, (m) => m.graded);
+  const grounded = sum(messages, (m) => m.grounded);
+  const inBucket = <R extends { bucket: Date }>(rows: R[], start: Date) =>
+    rows.filter((r) => r.bucket.getTime() === start.getTime());
+  return {
+    from: w.from,
+    to: w.to,
+    channel: w.channel,
+    granularity: w.granularity,
+    conversations: {
+      total,
+      byChannel: tally(
+        conversations,
+        (c) => c.channel,
+        (c) => c.conversations,
+      ),
+      byStatus: tally(
+        conversations,
+        (c) => c.status,
+        (c) => c.conversations,
+      ),
+    },
+    messages: {
+      total: sum(messages, (m) => m.messages),
+      customer: messagesOf(messages, "customer"),
+      ai: messagesOf(messages, "assistant"),
+      agent: messagesOf(messages, "agent"),
+    },
+    aiResolved: total - escalated,
+    aiResolutionRate: ratio(total - escalated, total),
+    escalated,
+    escalationRate: ratio(escalated, total),
+    escalations: {
+      total: sum(escalations, (e) => e.escalations),
+      byReason: tally(
+        escalations,
+        (e) => e.reason,
+        (e) => e.escalations,
+      ),
+    },
+    firstResponseTime: { count: times.responded, medianSeconds: times.response_p50, p90Seconds: times.response_p90 },
+    resolutionTime: { count: times.resolved, medianSeconds: times.resolution_p50, p90Seconds: times.resolution_p90 },
+    topIntents: tally(
+      messages,
+      (m) => (m.role === "customer" ? m.intent : null),
+      (m) => m.messages,
+    ).slice(0, topIntentCount),
+    knowledgeCoverage: { answers, grounded, rate: ratio(grounded, answers) },
+    unansweredQuestions: unanswered.map((u) => ({
+      question: u.question,
+      count: u.asked,
+      lastAskedAt: u.last_asked_at,
+      conversationId: u.conversation_id,
+    })),
+    tokensUsed: sum(messages, (m) => m.tokens),
+    series: bucketStarts(w).map((start) => {
+      const bucketMessages = inBucket(messages, start);
+      return {
+        start,
+        conversations: sum(inBucket(conversations, start), (c) => c.conversations),
+        escalations: sum(inBucket(escalations, start), (e) => e.escalations),
+        customerMessages: messagesOf(bucketMessages, "customer"),
+        aiMessages: messagesOf(bucketMessages, "assistant"),
+        agentMessages: messagesOf(bucketMessages, "agent"),
+        tokensUsed: sum(bucketMessages, (m) => m.tokens),
+      };
+    }),
+  };
+}

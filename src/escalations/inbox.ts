@@ -1,0 +1,16 @@
+import type { Services } from "../services.js";
+
+/** What an agent's inbox is told: an escalation that appeared or changed, or a customer message for the humans. */
+export type InboxEventType = "escalated" | "assigned" | "unassigned" | "resolved" | "updated" | "message";
+
+export interface InboxPayload {
+  type: InboxEventType;
+  conversationId: string;
+  escalationId?: string;
+  messageId?: string;
+}
+
+/** Tells every instance's inbox subscribers of this tenant (through Redis when configured). */
+export function publishInbox(services: Services, tenantId: string, payload: InboxPayload): void {
+  services.realtime.pubsub.publish("inbox:escalation", tenantId, payload);
+}
