@@ -60,6 +60,17 @@ export function createApp(services: Services, limits = new RateLimits(services))
     }),
   );
 
+  if (services.config.NODE_ENV === "production") {
+    // Without GraphiQL, yoga answers a browser's page request with an empty 406: say what happened, as JSON.
+    app.get("/graphql", (req, _res, next) => {
+      if (
+        req.accepts(["application/graphql-response+json", "application/json", "text/event-stream", "text/html"]) !== "text/html"
+      ) {
+        return next();
+      }
+      throw new AppError("NOT_FOUND", "GraphiQL is not served in production: send GraphQL operations to POST /graphql");
+    });
+  }
   const graphql = createGraphQLHandler(services);
   app.use("/graphql", graphql as unknown as express.RequestHandler);
 

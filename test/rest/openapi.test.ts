@@ -147,11 +147,17 @@ describe("in production", () => {
     expect(res.body).toEqual({ error: expect.any(String), code: "NOT_FOUND" });
   });
 
-  it("serves no GraphiQL page on GET /graphql", async () => {
+  it("serves no GraphiQL page on GET /graphql, and says so as a JSON error", async () => {
     const res = await graphiql(production);
-    expect(res.status).toBeGreaterThanOrEqual(400);
-    expect(res.headers.get("content-type") ?? "").not.toMatch(/^text\/html/);
-    expect(JSON.stringify(res.body ?? "")).not.toMatch(/graphiql/i);
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(res.body).toEqual({ error: expect.stringMatching(/POST \/graphql/), code: "NOT_FOUND" });
+  });
+
+  it("still answers GraphQL over GET to a client that asks for JSON", async () => {
+    const res = await production.request("/graphql?query=%7B__typename%7D", { headers: { accept: "application/json" } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ data: { __typename: "Query" } });
   });
 
   it("still serves /openapi.json without an API key", async () => {
