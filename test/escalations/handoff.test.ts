@@ -1,4 +1,3 @@
-import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
 import {
@@ -13,6 +12,7 @@ import { addAgent, agentPassword, type InboxFeed, openInbox } from "../helpers/a
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { configureChannel, conversationMessages, metaJson, metaSignature } from "../helpers/channels.js";
 import { seedConversation } from "../helpers/seed.js";
+import { readEvents } from "../helpers/sse.js";
 
 // The hand-off round trip (issue 7): a customer asks for a human, an agent logged in by GraphQL sees it live,
 // replies on the customer's own channel, resolves, and the AI answers the next question.
@@ -60,20 +60,6 @@ async function expectHandedOver(inbox: InboxFeed, conversationId: string, agentI
   const assigned = await inbox.next((e) => e.type === "assigned" && e.conversationId === conversationId);
   expect(assigned.escalation).toMatchObject({ status: "assigned", assignee: { id: agentId } });
   return assigned.escalation!.id;
-}
-
-async function readEvents(res: Response, until: (events: EventSourceMessage[]) => boolean) {
-  const events: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (e) => events.push(e) });
-  const decoder = new TextDecoder();
-  const reader = res.body!.getReader();
-  while (!until(events)) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    parser.feed(decoder.decode(value, { stream: true }));
-  }
-  await reader.cancel();
-  return events;
 }
 
 describe("hand-off on the widget", () => {

@@ -1,8 +1,8 @@
-import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handoffNotice } from "../../src/conversations/escalate.js";
 import { UpdateTenantDocument } from "../generated.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
+import { readEvents } from "../helpers/sse.js";
 
 let app: TestApp;
 let bank: { tenantId: string; apiKey: string };
@@ -16,15 +16,6 @@ If your card is lost or stolen, freeze it in the app and call 0800 123 456 at an
 Branches
 
 Our branches are open Monday to Friday from 9am to 5pm, and on Saturday from 9am to 12.30pm.`;
-
-async function readEvents(res: Response): Promise<EventSourceMessage[]> {
-  const events: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (e) => events.push(e) });
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
-    parser.feed(decoder.decode(chunk, { stream: true }));
-  return events;
-}
 
 /** The next event on the agent inbox feed of a tenant, subscribed before anything is published. */
 async function nextInboxMessage(tenantId: string) {

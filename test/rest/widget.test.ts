@@ -1,5 +1,4 @@
 import { createHmac, randomBytes } from "node:crypto";
-import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../src/db/ids.js";
 import { deliverReply } from "../../src/pipeline/deliver.js";
@@ -7,6 +6,7 @@ import { CreateWidgetTokenForTestDocument } from "../generated.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { conversationMessages } from "../helpers/channels.js";
 import { captureLogs } from "../helpers/logs.js";
+import { readEvents } from "../helpers/sse.js";
 
 // The widget's API (issue 6): tokens, init, message (JSON and SSE), the live feed, CORS and the allow-list.
 let app: TestApp;
@@ -49,20 +49,6 @@ async function newToken(key = bank.apiKey, body: unknown = {}) {
   const res = await app.request("/api/widget/tokens", { key, body });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.token as string;
-}
-
-async function readEvents(res: Response, until: (events: EventSourceMessage[]) => boolean = () => false) {
-  const events: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (e) => events.push(e) });
-  const decoder = new TextDecoder();
-  const reader = res.body!.getReader();
-  while (!until(events)) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    parser.feed(decoder.decode(value, { stream: true }));
-  }
-  await reader.cancel();
-  return events;
 }
 
 beforeAll(async () => {
