@@ -230,43 +230,50 @@ describe("hand-off on the chat app", () => {
 });
 
 describe("hand-off on USSD and voice", () => {
-  it("sends the agent's reply as an SMS when the tenant has an SMS channel, and otherwise asks for a call back", async () => {
-    const bank = await app.tenant("Ussd Handoff Bank");
-    const conversationId = await seedConversation(app.services, bank.tenantId, {
-      channel: "ussd",
-      customerPhone: "+254700000001",
-      customerId: "+254700000001",
-    });
-    const escalated = await app.request("/api/escalations", { key: bank.apiKey, body: { conversation_id: conversationId } });
-    expect(escalated.status).toBe(201);
+  // A USSD session or a call is over before a person can answer: the reply follows by SMS.
+  it.each([
+    { channel: "ussd", customer: "+254700000001", number: "+15550009998" },
+    { channel: "voice", customer: "+254700000002", number: "+15550009999" },
+  ])(
+    "sends the agent's reply to a $channel customer as an SMS when the tenant has an SMS channel, and otherwise asks for a call back",
+    async ({ channel, customer, number }) => {
+      const bank = await app.tenant(`${channel} Handoff Bank`);
+      const conversationId = await seedConversation(app.services, bank.tenantId, {
+        channel,
+        customerPhone: customer,
+        customerId: customer,
+      });
+      const escalated = await app.request("/api/escalations", { key: bank.apiKey, body: { conversation_id: conversationId } });
+      expect(escalated.status).toBe(201);
 
-    const unsent = await app.request(`/api/conversations/${conversationId}/messages`, {
-      key: bank.apiKey,
-      body: { content: "We fixed it." },
-    });
-    expect(unsent.status).toBe(201);
-    expect(unsent.body.delivery).toMatchObject({
-      status: "failed",
-      error: expect.stringContaining("call them back on +254700000001"),
-    });
+      const unsent = await app.request(`/api/conversations/${conversationId}/messages`, {
+        key: bank.apiKey,
+        body: { content: "We fixed it." },
+      });
+      expect(unsent.status).toBe(201);
+      expect(unsent.body.delivery).toMatchObject({
+        status: "failed",
+        error: expect.stringContaining(`call them back on ${customer}`),
+      });
 
-    await configureChannel(
-      app,
-      bank.apiKey,
-      "sms",
-      { account_sid: "AC00000000000000000000000000000009", auth_token: "ussd_auth", phone_number: "+15550009999" },
-      { provider: "twilio" },
-    );
-    const before = providers.sends.length;
-    const sent = await app.request(`/api/conversations/${conversationId}/messages`, {
-      key: bank.apiKey,
-      body: { content: "Your card is unblocked." },
-    });
-    expect(sent.status).toBe(201);
-    const [sms] = (await providers.waitForSends(before + 1)).slice(before);
-    expect(sms!.path).toMatch(/\/twilio\/2010-04-01\/Accounts\/AC0+9\/Messages\.json$/);
-    expect(sms!.body).toMatchObject({ To: "+254700000001", Body: "Your card is unblocked." });
-  });
+      await configureChannel(
+        app,
+        bank.apiKey,
+        "sms",
+        { account_sid: "AC00000000000000000000000000000009", auth_token: "sms_auth_token", phone_number: number },
+        { provider: "twilio" },
+      );
+      const before = providers.sends.length;
+      const sent = await app.request(`/api/conversations/${conversationId}/messages`, {
+        key: bank.apiKey,
+        body: { content: "Your card is unblocked." },
+      });
+      expect(sent.status).toBe(201);
+      const [sms] = (await providers.waitForSends(before + 1)).slice(before);
+      expect(sms!.path).toMatch(/\/twilio\/2010-04-01\/Accounts\/AC0+9\/Messages\.json$/);
+      expect(sms!.body).toMatchObject({ To: customer, From: number, Body: "Your card is unblocked." });
+    },
+  );
 });
 
 describe("the inbox across instances", () => {
