@@ -32,6 +32,12 @@ const schema = z.object({
   PUBLIC_BASE_URL: optionalString,
   // A comment on open chat streams this often keeps proxies from closing them as idle.
   SSE_HEARTBEAT_MS: z.coerce.number().int().positive().default(15_000),
+  // A working day and then some: a dashboard left open overnight asks for the password again.
+  SESSION_TTL_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 30)
+    .default(12),
   // Provider APIs replies are sent through; tests point them at local fakes.
   MESSAGING_API_URL: z.string().url().default("https://graph.facebook.com/v21.0"),
   TWILIO_API_URL: z.string().url().default("https://api.twilio.com"),

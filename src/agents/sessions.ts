@@ -8,8 +8,6 @@ import { effectiveRateLimit } from "../tenants/settings.js";
 import { verifyPassword } from "./passwords.js";
 
 const tokenPrefix = "prs_";
-// A working day and then some: a dashboard left open overnight asks for the password again.
-export const sessionTtlMs = 12 * 3600_000;
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
@@ -49,7 +47,7 @@ export async function logIn(
   const [user] = matches;
   if (!user) throw new AppError("AUTH_INVALID", "Wrong e-mail or password");
   const token = `${tokenPrefix}${randomBytes(32).toString("base64url")}`;
-  const expiresAt = new Date(Date.now() + sessionTtlMs);
+  const expiresAt = new Date(Date.now() + services.config.SESSION_TTL_HOURS * 3600_000);
   // Each login clears the user's dead sessions, so the table holds only the ones that can still be used.
   await services.db.prisma.userSession.deleteMany({
     where: { userId: user.id, OR: [{ expiresAt: { lt: new Date() } }, { revokedAt: { not: null } }] },

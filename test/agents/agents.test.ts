@@ -20,7 +20,7 @@ let app: TestApp;
 let ownerKey: string;
 
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ SESSION_TTL_HOURS: "2" });
   ({ apiKey: ownerKey } = await app.tenant("Agents Bank"));
 });
 afterAll(() => app?.close());
@@ -72,6 +72,14 @@ describe("login", () => {
     const agent = await addAgent(app, ownerKey);
     const login = await app.graphql(LoginDocument, { email: agent.email.toUpperCase(), password: agentPassword }, null);
     expect(login.data?.login.agent.id).toBe(agent.id);
+  });
+
+  it("opens sessions for SESSION_TTL_HOURS", async () => {
+    const agent = await addAgent(app, ownerKey);
+    const login = await app.graphql(LoginDocument, { email: agent.email, password: agentPassword }, null);
+    const lifetime = new Date(login.data!.login.expiresAt as string).getTime() - Date.now();
+    expect(lifetime).toBeGreaterThan(2 * 3600_000 - 60_000);
+    expect(lifetime).toBeLessThanOrEqual(2 * 3600_000);
   });
 
   it("ends the session on logout, and refuses an expired one", async () => {
