@@ -48,8 +48,11 @@ export function createRealtimeBus(redisUrl: string | undefined, logger: Logger =
   if (!redisUrl) return { pubsub: createPubSub<Topics>(), close: async () => undefined };
   const publishClient = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
   // A SUBSCRIBE waits out an outage rather than failing: the event target never sends it again, so
-  // a failed one would leave its topic deaf for the life of the process.
-  const subscribeClient = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  // a failed one would leave its topic deaf for the life of the process. No ready check either: ioredis
+  // writes a SUBSCRIBE made while the connection is still being set up (Redis allows it during loading),
+  // the connection is then in subscriber mode, the check's INFO is refused, and ioredis drops the queued
+  // SUBSCRIBEs with the failed check. Seen under load: a bus that never heard its topics again.
+  const subscribeClient = new Redis(redisUrl, { maxRetriesPerRequest: null, enableReadyCheck: false });
   for (const client of [publishClient, subscribeClient]) {
     client.on("error", (err) => logger.warn({ err }, "realtime Redis connection failed"));
   }
