@@ -1,6 +1,4 @@
-import type { Request } from "express";
 import { z } from "zod";
-import { AppError } from "../errors.js";
 import type { Services } from "../services.js";
 import { runOperation } from "./execute.js";
 import {
@@ -13,7 +11,7 @@ import {
   SaveVoiceDocument,
   type VoiceFieldsFragment,
 } from "./generated.js";
-import { Reply, type RestRoute } from "./route.js";
+import { objectBody, Reply, type RestRoute } from "./route.js";
 
 const tag = "Channels and voices";
 
@@ -82,15 +80,6 @@ const VoiceRecord = z.object({
   created_at: z.string(),
 });
 
-function objectBody(req: Request): Record<string, unknown> {
-  // No body at all changes nothing, which is a valid request.
-  const body = (req.body ?? {}) as unknown;
-  if (!body || typeof body !== "object" || Array.isArray(body)) {
-    throw new AppError("VALIDATION", "Request body must be a JSON object", [{ path: "body", message: "object expected" }]);
-  }
-  return body as Record<string, unknown>;
-}
-
 export function channelRoutes(services: Services): RestRoute[] {
   return [
     {
@@ -128,7 +117,8 @@ export function channelRoutes(services: Services): RestRoute[] {
       alsoReplies: [{ status: 201, description: "The channel was created" }],
       errors: [401, 403, 404, 422, 429],
       async handle(req) {
-        const body = objectBody(req);
+        // No body at all changes nothing, which is a valid request.
+        const body = objectBody(req.body ?? {});
         const { saveChannel } = await runOperation(services, req, SaveChannelDocument, {
           ref: String(req.params.channelId),
           name: body.name as string,
@@ -180,7 +170,7 @@ export function channelRoutes(services: Services): RestRoute[] {
       alsoReplies: [{ status: 200, description: "An existing voice was changed" }],
       errors: [401, 403, 404, 422, 429],
       async handle(req) {
-        const body = objectBody(req);
+        const body = objectBody(req.body ?? {});
         const { saveVoice } = await runOperation(services, req, SaveVoiceDocument, {
           id: body.id as string,
           name: body.name as string,

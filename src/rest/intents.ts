@@ -13,7 +13,7 @@ import {
   ListIntentsDocument,
   UpdateIntentDocument,
 } from "./generated.js";
-import type { RestRoute } from "./route.js";
+import { objectBody, type RestRoute } from "./route.js";
 
 const IntentRecord = z.object({
   id: z.string(),
@@ -34,13 +34,6 @@ const record = (i: IntentFieldsFragment) => ({
   examples: i.examples,
   updated_at: i.updatedAt,
 });
-
-function objectBody(body: unknown): Record<string, unknown> {
-  if (!body || typeof body !== "object" || Array.isArray(body)) {
-    throw new AppError("VALIDATION", "Request body must be a JSON object", [{ path: "body", message: "expected an object" }]);
-  }
-  return body as Record<string, unknown>;
-}
 
 /** The fields of an intent as GraphQL variables; the resolver validates them. */
 function intentVariables(body: Record<string, unknown>) {

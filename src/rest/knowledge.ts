@@ -14,7 +14,7 @@ import {
   SyncKnowledgeSourceDocument,
   UploadPdfSourceDocument,
 } from "./generated.js";
-import { Reply, type RestRoute } from "./route.js";
+import { bodyId, objectBody, Reply, type RestRoute } from "./route.js";
 
 /** The knowledge source record of DESIGN §3. */
 function sourceRecord(s: KnowledgeSourceFieldsFragment) {
@@ -81,14 +81,6 @@ const pdfUpload: RestRoute["before"] = [
   },
 ];
 
-function bodyOf(req: { body?: unknown }): Record<string, unknown> {
-  const body = req.body;
-  if (!body || typeof body !== "object" || Array.isArray(body)) {
-    throw new AppError("VALIDATION", "Request body must be a JSON object", [{ path: "body", message: "expected an object" }]);
-  }
-  return body as Record<string, unknown>;
-}
-
 const text = (value: unknown) => (typeof value === "string" ? value : undefined);
 
 export function knowledgeRoutes(services: Services): RestRoute[] {
@@ -134,7 +126,7 @@ export function knowledgeRoutes(services: Services): RestRoute[] {
         if (req.is("multipart/form-data")) {
           throw new AppError("VALIDATION", "A PDF upload needs a `file` field", [{ path: "file", message: "required" }]);
         }
-        const body = bodyOf(req);
+        const body = objectBody(req.body);
         const type = text(body.type);
         if (type !== "url" && type !== "manual") {
           throw new AppError("VALIDATION", 'type must be "url" or "manual" (or upload a PDF as multipart/form-data)', [
@@ -159,12 +151,10 @@ export function knowledgeRoutes(services: Services): RestRoute[] {
       response: { status: 202, description: "The sync is scheduled", schema: SourceRecord },
       errors: [401, 403, 404, 422, 429],
       async handle(req) {
-        const body = bodyOf(req);
+        const body = objectBody(req.body);
         if (body.action !== "sync")
           throw new AppError("VALIDATION", 'action must be "sync"', [{ path: "action", message: "must be sync" }]);
-        if (typeof body.id !== "string" || !body.id)
-          throw new AppError("VALIDATION", "id is required", [{ path: "id", message: "required" }]);
-        const { syncKnowledgeSource } = await runOperation(services, req, SyncKnowledgeSourceDocument, { id: body.id });
+        const { syncKnowledgeSource } = await runOperation(services, req, SyncKnowledgeSourceDocument, { id: bodyId(body) });
         return sourceRecord(syncKnowledgeSource);
       },
     },
@@ -239,7 +229,7 @@ export function knowledgeRoutes(services: Services): RestRoute[] {
       },
       errors: [401, 403, 422, 429],
       async handle(req) {
-        const body = bodyOf(req);
+        const body = objectBody(req.body);
         const { searchKnowledge } = await runOperation(services, req, SearchKnowledgeDocument, {
           query: body.query as string,
           topK: body.topK as number | undefined,
