@@ -2,7 +2,7 @@ import { z } from "zod";
 import { PermanentJobError } from "../jobs/queue.js";
 import type { ChannelAdapter, ChannelEvent, WebhookEndpoint, WebhookRequest } from "./adapter.js";
 import { formatForChannel } from "./format.js";
-import { asObject, asText, jsonBody } from "./payload.js";
+import { asObject, asText, headerOf, jsonBody } from "./payload.js";
 import { postJson } from "./provider-http.js";
 
 // The bot-messaging channel (Telegram Bot API; ../shared/providers/telegram.md). Updates do not
@@ -80,8 +80,5 @@ function parse(req: WebhookRequest): ChannelEvent[] {
 export const botmsgWebhook: WebhookEndpoint = {
   types: ["botmsg"],
   parse,
-  tokenOf: (req) => {
-    const header = req.headers["x-telegram-bot-api-secret-token"];
-    return (Array.isArray(header) ? header[0] : header) || null;
-  },
+  tokenOf: (req) => headerOf(req, "x-telegram-bot-api-secret-token") || null,
 };

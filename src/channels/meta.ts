@@ -3,6 +3,7 @@ import { z } from "zod";
 import { AppError } from "../errors.js";
 import type { Services } from "../services.js";
 import type { ChannelType, ConfiguredChannel, WebhookRequest } from "./adapter.js";
+import { headerOf } from "./payload.js";
 import { safeEqual, verifyMetaSignature } from "./signatures.js";
 import { channelByToken } from "./store.js";
 
@@ -14,7 +15,7 @@ export const metaWebhookCredentials = {
 
 export function verifyMetaRequest(req: WebhookRequest, channel: ConfiguredChannel): boolean {
   const secret = channel.credentials.app_secret;
-  return Boolean(secret) && verifyMetaSignature(req.rawBody, req.headers["x-hub-signature-256"], secret!);
+  return Boolean(secret) && verifyMetaSignature(req.rawBody, headerOf(req, "x-hub-signature-256"), secret!);
 }
 
 /**

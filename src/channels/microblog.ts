@@ -4,7 +4,7 @@ import { AppError } from "../errors.js";
 import type { Services } from "../services.js";
 import type { ChannelAdapter, ChannelEvent, ConfiguredChannel, WebhookEndpoint, WebhookRequest } from "./adapter.js";
 import { formatForChannel } from "./format.js";
-import { asArray, asObject, asText, jsonBody } from "./payload.js";
+import { asArray, asObject, asText, headerOf, jsonBody } from "./payload.js";
 import { postJson } from "./provider-http.js";
 import { hmac, safeEqual } from "./signatures.js";
 import { channelByRoutingKey, enabledChannelsOf } from "./store.js";
@@ -41,10 +41,8 @@ export const microblog: ChannelAdapter<Credentials> = {
 const xSignature = (secret: string, data: string | Buffer) => `sha256=${hmac("sha256", secret, data, "base64")}`;
 
 function verify(req: WebhookRequest, channel: ConfiguredChannel): boolean {
-  const header = req.headers["x-twitter-webhooks-signature"];
-  const value = Array.isArray(header) ? header[0] : header;
   const secret = channel.credentials.consumer_secret;
-  return Boolean(secret) && safeEqual(value, xSignature(secret!, req.rawBody));
+  return Boolean(secret) && safeEqual(headerOf(req, "x-twitter-webhooks-signature"), xSignature(secret!, req.rawBody));
 }
 
 /**

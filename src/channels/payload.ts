@@ -16,6 +16,12 @@ export function asText(v: unknown): string | null {
   return null;
 }
 
+/** A request header's value; a header sent twice counts by its first value. */
+export function headerOf(req: Pick<WebhookRequest, "headers">, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
 /** The raw body as a JSON object, or 422 VALIDATION. */
 export function jsonBody(req: WebhookRequest): Record<string, unknown> {
   let body: unknown;

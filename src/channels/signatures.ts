@@ -21,8 +21,7 @@ export function webhookTokenHash(token: string): string {
 }
 
 /** Meta's `X-Hub-Signature-256: sha256=<hex HMAC-SHA256(app secret, raw body)>` (chat app, page messaging). */
-export function verifyMetaSignature(rawBody: Buffer, header: string | string[] | undefined, appSecret: string): boolean {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (!value?.startsWith("sha256=")) return false;
-  return safeEqual(value.slice("sha256=".length).toLowerCase(), hmac("sha256", appSecret, rawBody, "hex"));
+export function verifyMetaSignature(rawBody: Buffer, header: string | undefined, appSecret: string): boolean {
+  if (!header?.startsWith("sha256=")) return false;
+  return safeEqual(header.slice("sha256=".length).toLowerCase(), hmac("sha256", appSecret, rawBody, "hex"));
 }

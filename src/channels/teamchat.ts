@@ -5,7 +5,7 @@ import { PermanentJobError } from "../jobs/queue.js";
 import type { Services } from "../services.js";
 import type { ChannelAdapter, ChannelEvent, ConfiguredChannel, WebhookEndpoint, WebhookRequest } from "./adapter.js";
 import { cutAtBoundary } from "./format.js";
-import { asArray, asObject, asText, formBody, isObject } from "./payload.js";
+import { asArray, asObject, asText, formBody, headerOf, isObject } from "./payload.js";
 import { ProviderError, postJson } from "./provider-http.js";
 import { hmac, safeEqual } from "./signatures.js";
 import { enabledChannelsOf } from "./store.js";
@@ -88,12 +88,8 @@ export const teamchat: ChannelAdapter<Credentials> = {
 
 /** Slack's v0 signature over `v0:<timestamp>:<raw body>`, within the replay window. */
 export function verifySlackSignature(req: WebhookRequest, signingSecret: string, now = Date.now()): boolean {
-  const header = (name: string) => {
-    const v = req.headers[name];
-    return Array.isArray(v) ? v[0] : v;
-  };
-  const timestamp = header("x-slack-request-timestamp");
-  const signature = header("x-slack-signature");
+  const timestamp = headerOf(req, "x-slack-request-timestamp");
+  const signature = headerOf(req, "x-slack-signature");
   if (!timestamp || !/^\d{1,12}$/.test(timestamp) || !signature) return false;
   if (Math.abs(now / 1000 - Number(timestamp)) > replayWindowSeconds) return false;
   const base = Buffer.concat([Buffer.from(`v0:${timestamp}:`), req.rawBody]);

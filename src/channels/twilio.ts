@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ConfiguredChannel, WebhookRequest } from "./adapter.js";
-import { e164 } from "./payload.js";
+import { e164, headerOf } from "./payload.js";
 import { hmac, safeEqual } from "./signatures.js";
 
 // What Twilio's SMS and voice channels share (../shared/providers/twilio.md): the account that owns the
@@ -57,8 +57,7 @@ function urlSpellings(url: string): string[] {
  * unverified input; the signature covers `To` and `AccountSid`, so a forged one cannot pass.
  */
 export function verifyTwilioRequest(req: WebhookRequest, channel: ConfiguredChannel): boolean {
-  const header = req.headers["x-twilio-signature"];
-  const signature = Array.isArray(header) ? header[0] : header;
+  const signature = headerOf(req, "x-twilio-signature");
   const token = channel.credentials.auth_token;
   if (!signature || !token) return false;
   const params = req.method === "POST" ? formParams(req) : [];
