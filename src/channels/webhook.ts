@@ -2,7 +2,7 @@ import express, { type Request, type RequestHandler, type Response } from "expre
 import { AppError } from "../errors.js";
 import { applyDecision, type RateLimits } from "../http/rate-limit.js";
 import type { Services } from "../services.js";
-import { effectiveRateLimit } from "../tenants/settings.js";
+import { tenantRateLimit } from "../tenants/settings.js";
 import type { ChannelEvent, ConfiguredChannel, WebhookEndpoint, WebhookRequest } from "./adapter.js";
 import { inboundQueue } from "./inbound-job.js";
 import { adapterFor } from "./registry.js";
@@ -86,11 +86,7 @@ async function countPerChannel(services: Services, limits: RateLimits, res: Resp
   for (const channel of channels) {
     if (seen.has(channel.id)) continue;
     seen.add(channel.id);
-    const tenant = await services.db.prisma.tenant.findUnique({ where: { id: channel.tenantId }, select: { settings: true } });
-    applyDecision(
-      res,
-      await limits.consume(`channel:${channel.id}`, effectiveRateLimit(tenant?.settings ?? {}, services.config)),
-    );
+    applyDecision(res, await limits.consume(`channel:${channel.id}`, await tenantRateLimit(services, channel.tenantId)));
   }
 }
 

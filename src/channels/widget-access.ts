@@ -4,7 +4,7 @@ import { scopeToTenant, type TenantDb } from "../db/tenant-scope.js";
 import { AppError } from "../errors.js";
 import { applyDecision, type RateLimits } from "../http/rate-limit.js";
 import type { Services } from "../services.js";
-import { effectiveRateLimit } from "../tenants/settings.js";
+import { tenantRateLimit } from "../tenants/settings.js";
 import type { ConfiguredChannel } from "./adapter.js";
 import { channelById } from "./store.js";
 import { allowedOrigins, normaliseOrigin } from "./widget.js";
@@ -96,10 +96,9 @@ export async function authenticateWidget(
     applyDecision(res, await limits.consume(`ip:${req.ip}`, unauthenticatedLimit(services)));
     throw new AppError("AUTH_INVALID", "Invalid or revoked widget token");
   }
-  const tenant = await services.db.prisma.tenant.findUnique({ where: { id: channel.tenantId }, select: { settings: true } });
   // The token's fingerprint, not the token: counters live in Redis, where credentials have no business.
   const counter = `widget:${createHash("sha256").update(token!).digest("hex").slice(0, 32)}:${req.ip}`;
-  applyDecision(res, await limits.consume(counter, effectiveRateLimit(tenant?.settings ?? {}, services.config)));
+  applyDecision(res, await limits.consume(counter, await tenantRateLimit(services, channel.tenantId)));
   if (!allowed) throw new AppError("FORBIDDEN", "This site is not on the widget's list of allowed origins");
   return { channel, db: scopeToTenant(services.db.prisma, channel.tenantId) };
 }
