@@ -1,5 +1,7 @@
 import { countTokens } from "../knowledge/chunk.js";
 import { type Answer, type AnswerInput, abortError, type ContextChunk, type Engine, sourceOf } from "./engine.js";
+import { contentTerms } from "./lexicon.js";
+import { answerProbability, passageOf, relevanceModel, scorePassages, TermMatcher } from "./relevance.js";
 
 export interface LocalEngineOptions {
   /** Chunks less similar than this are noise from the embedder and are not read at all. */
@@ -10,61 +12,8 @@ export interface LocalEngineOptions {
 
 export const dontKnow = "I'm not sure about that. Would you like me to connect you with one of our team?";
 
-const stopWords = new Set(
-  [
-    "a an the and or but if then so of to in on at by for with from into about as is are was were be been being am",
-    "do does did doing have has had having i me my mine we us our you your yours it its this that these those there",
-    "here what which who whom whose when where why how can could would should will shall may might must please",
-    "tell know want wanted need like just any some get got also not no yes hi hello hey thanks thank ok okay think",
-    "someone something anything way able possible still already help much many per thing really lot long take takes soon",
-  ]
-    .join(" ")
-    .split(" "),
-);
-
-// A few words customers use for what bank FAQs name otherwise; both sides are mapped to the first word.
-const synonymGroups = [
-  ["lost", "lose", "losing", "stolen", "stole", "steal", "theft", "missing", "misplace", "misplaced"],
-  ["transfer", "send", "sending", "sent", "wire", "remit"],
-  ["limit", "maximum", "max", "cap", "ceiling"],
-  ["fee", "charge", "cost", "price", "commission"],
-  ["reset", "forgot", "forgotten", "forget", "change", "unblock"],
-  ["block", "freeze", "frozen", "cancel", "stop"],
-  ["contact", "call", "phone", "reach", "ring"],
-  ["open", "opening", "hour", "hours"],
-  ["day", "daily"],
-  ["withdraw", "withdrawal"],
-  ["month", "monthly"],
-  ["branch", "office"],
-];
-const synonyms = new Map(synonymGroups.flatMap((group) => group.map((word) => [word, group[0]!] as const)));
-
-function stem(word: string): string {
-  let w = word;
-  if (w.length > 4 && w.endsWith("ies")) w = `${w.slice(0, -3)}y`;
-  else if (w.length > 4 && /(?:ss|x|ch|sh)es$/.test(w)) w = w.slice(0, -2);
-  else if (w.length > 3 && w.endsWith("s") && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
-  if (w.length > 5 && w.endsWith("ing")) w = w.slice(0, -3);
-  else if (w.length > 4 && w.endsWith("ed")) w = w.slice(0, -2);
-  if (/([^aeiouls])\1$/.test(w)) w = w.slice(0, -1);
-  // "close", "closed" and "closing" meet at "clos".
-  if (w.length > 3 && w.endsWith("e")) w = w.slice(0, -1);
-  return w;
-}
-
 function terms(text: string): Set<string> {
-  const words = text
-    .toLowerCase()
-    .normalize("NFKD")
-    .replace(/\p{M}+/gu, "")
-    .replace(/['’`]/g, "")
-    .split(/[^\p{L}\p{N}]+/u);
-  const out = new Set<string>();
-  for (const word of words) {
-    if (!word || stopWords.has(word)) continue;
-    out.add(synonyms.get(word) ?? synonyms.get(stem(word)) ?? stem(word));
-  }
-  return out;
+  return new Set(contentTerms(text));
 }
 
 // Text addressed to the assistant rather than to a customer: never an answer, whatever it matches.
@@ -161,13 +110,15 @@ interface Scored extends Sentence {
   score: number;
 }
 
-const covers = (s: Sentence) => (t: string) => (s.terms.has(t) ? 1 : s.question.has(t) ? 0.9 : (s.frame.get(t) ?? 0));
+/** A term is covered by the sentence itself (its words, their misspellings, associated words), its FAQ question, or its heading. */
+const covers = (matcher: TermMatcher, s: Sentence) => (t: string) =>
+  Math.max(matcher.strength(t, s.terms), 0.9 * matcher.strength(t, s.question), s.frame.get(t) ?? 0);
 
-function score(query: Set<string>, sentences: Sentence[], similarity: (s: Sentence) => number): Scored[] {
+function score(query: Set<string>, sentences: Sentence[], similarity: (s: Sentence) => number, matcher: TermMatcher): Scored[] {
   const share = weigher(query, sentences);
   return sentences.map((s) => {
     const direct = share((t) => (s.terms.has(t) ? 1 : 0));
-    const coverage = share(covers(s));
+    const coverage = share(covers(matcher, s));
     // An FAQ question that says what the customer asked is the strongest sign its answer is the one.
     const asked = s.question.size
       ? share((t) => (s.question.has(t) ? 1 : 0)) * ([...s.question].filter((t) => query.has(t)).length / s.question.size)
@@ -177,13 +128,13 @@ function score(query: Set<string>, sentences: Sentence[], similarity: (s: Senten
 }
 
 /** The best sentence, a sentence of another chunk for what it leaves out, then contiguous sentences of the same answer. */
-function select(scored: Scored[], query: Set<string>, minCoverage: number): Scored[] {
+function select(scored: Scored[], query: Set<string>, minCoverage: number, matcher: TermMatcher): Scored[] {
   const ranked = scored.filter((s) => s.candidate).sort((a, b) => b.score - a.score || a.chunk - b.chunk || a.index - b.index);
   const best = ranked[0];
   // One shared rare word is a coincidence ("close my account" / "branches are closed"): an answer matches two of the question's words.
-  const matches = (s: Sentence, over: string[]) => over.filter((t) => covers(s)(t) >= 0.6).length;
+  const matches = (s: Sentence, over: string[]) => over.filter((t) => covers(matcher, s)(t) >= 0.6).length;
   if (!best || best.coverage <= minCoverage || matches(best, [...query]) < Math.min(2, query.size)) return [];
-  const missing = [...query].filter((t) => covers(best)(t) < 0.6);
+  const missing = [...query].filter((t) => covers(matcher, best)(t) < 0.6);
   const share = weigher(query, scored);
   // A second part of the question, not a stray word: the extra must cover most of what is missing and be a fair match on its own.
   const extra = ranked.find(
@@ -191,7 +142,7 @@ function select(scored: Scored[], query: Set<string>, minCoverage: number): Scor
       s.chunk !== best.chunk &&
       s.coverage >= best.coverage / 2 &&
       matches(s, missing) >= Math.min(2, missing.length) &&
-      share(covers(s), missing) >= 0.5,
+      share(covers(matcher, s), missing) >= 0.5,
   );
   const picked = [best];
   const limit = extra ? 2 : 3;
@@ -258,11 +209,13 @@ export class LocalEngine implements Engine {
 
   async answer(input: AnswerInput, onDelta?: (text: string) => void): Promise<Answer> {
     if (input.signal?.aborted) throw abortError();
-    const picked = this.extract(input);
-    const chunks = [...new Set(picked.map((s) => s.chunk))].map((i) => input.context[i]!);
-    const answer: Answer = picked.length
-      ? this.compose(input, picked, chunks)
-      : { text: dontKnow, tokensUsed: countTokens(dontKnow), grounded: false, sources: [] };
+    const answer = this.answerUnit(input) ??
+      this.answerExtract(input) ?? {
+        text: dontKnow,
+        tokensUsed: countTokens(dontKnow),
+        grounded: false,
+        sources: [],
+      };
     for (const group of wordGroups(answer.text)) {
       // Yielding between groups lets a stream flush each one and an abort land between them.
       await new Promise((resolve) => setImmediate(resolve));
@@ -272,16 +225,47 @@ export class LocalEngine implements Engine {
     return answer;
   }
 
+  /** The FAQ entry that answers the question, whole: its conditions and exceptions are part of the answer. */
+  private answerUnit(input: AnswerInput): Answer | null {
+    const passages = input.context.map(passageOf);
+    const scores = scorePassages(input.message, passages);
+    let best = -1;
+    for (const [i, passage] of passages.entries()) {
+      if (passage.question && !instructionLike.test(passage.body) && (best < 0 || scores[i]! > scores[best]!)) best = i;
+    }
+    const second = Math.max(-Infinity, ...scores.filter((_, i) => i !== best));
+    if (best < 0 || scores[best]! < second) return null;
+    if (answerProbability(scores[best]!, second) < relevanceModel.decision.threshold) return null;
+    const chunk = input.context[best]!;
+    const body = passages[best]!.body;
+    const lines = body
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => (input.style.plainText ? plain(line) : line));
+    const text = fitToCap(lines, `(Source: ${chunk.sourceTitle})`, input.style.maxTokens);
+    return { text, tokensUsed: countTokens(text), grounded: true, sources: [sourceOf(chunk)] };
+  }
+
+  /** From ordinary text: the sentences that best match the question. */
+  private answerExtract(input: AnswerInput): Answer | null {
+    const picked = this.extract(input);
+    if (!picked.length) return null;
+    const chunks = [...new Set(picked.map((s) => s.chunk))].map((i) => input.context[i]!);
+    return this.compose(input, picked, chunks);
+  }
+
   private extract(input: AnswerInput): Scored[] {
     const query = terms(input.message);
     if (!query.size) return [];
     const sentences: Sentence[] = [];
     input.context.forEach((chunk, i) => {
-      if (chunk.similarity >= this.minSimilarity) sentences.push(...splitChunk(chunk, i));
+      // FAQ units are answered whole or not at all (answerUnit): a sentence of one is never an answer on its own.
+      if (chunk.similarity >= this.minSimilarity && !passageOf(chunk).question) sentences.push(...splitChunk(chunk, i));
     });
     const similarity = (s: Sentence) => Math.min(1, Math.max(0, input.context[s.chunk]!.similarity));
-    const scored = score(query, sentences, similarity);
-    return select(scored, query, this.minCoverage);
+    const matcher = new TermMatcher();
+    const scored = score(query, sentences, similarity, matcher);
+    return select(scored, query, this.minCoverage, matcher);
   }
 
   private compose(input: AnswerInput, picked: Scored[], chunks: ContextChunk[]): Answer {

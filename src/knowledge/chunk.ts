@@ -1,5 +1,6 @@
 import { Tiktoken } from "js-tiktoken/lite";
 import cl100kBase from "js-tiktoken/ranks/cl100k_base";
+import { type FaqSplit, faqUnits, unitText } from "./faq.js";
 
 export interface TextChunk {
   text: string;
@@ -265,11 +266,27 @@ export function chunkText(text: string, options: ChunkOptions = {}): TextChunk[]
   // Units leave room for the overlap and one separator, so a chunk always has space for its next unit.
   const limit = maxTokens - overlap - 1;
   const chunks: TextChunk[] = [];
+  const pack = (paragraphs: string[], heading: string | null) => {
+    const units = paragraphs.flatMap((text, i) => toUnits({ text, separator: i === 0 ? "" : "\n\n" }, limit));
+    for (const chunk of packSection(units, maxTokens, overlap)) chunks.push({ ...chunk, position: chunks.length, heading });
+  };
   for (const section of toSections(normalise(text))) {
-    const units = section.paragraphs.flatMap((text, i) => toUnits({ text, separator: i === 0 ? "" : "\n\n" }, limit));
-    for (const chunk of packSection(units, maxTokens, overlap)) {
-      chunks.push({ ...chunk, position: chunks.length, heading: section.heading });
+    const faq = sectionFaq(section);
+    if (!faq) {
+      pack(section.paragraphs, section.heading);
+      continue;
+    }
+    if (faq.rest.length) pack(section.heading ? [section.heading, ...faq.rest] : faq.rest, section.heading);
+    for (const unit of faq.units) {
+      pack([unitText(unit)], section.heading ? `${section.heading} › ${unit.question}` : unit.question);
     }
   }
   return chunks;
+}
+
+/** A section's FAQ units; a section under a question heading is one answer already, whatever lines it holds. */
+function sectionFaq(section: Section): FaqSplit | null {
+  if (section.heading?.endsWith("?")) return null;
+  const body = section.heading && section.paragraphs[0] === section.heading ? section.paragraphs.slice(1) : section.paragraphs;
+  return faqUnits(body.join("\n\n").split("\n"));
 }

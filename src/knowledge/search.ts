@@ -1,3 +1,4 @@
+import { passageOf, passageProbability, scorePassages } from "../ai/relevance.js";
 import type { Services } from "../services.js";
 import { fullTextCandidates } from "./full-text.js";
 
@@ -9,7 +10,7 @@ export interface KnowledgeHit {
   url: string | null;
   page: number | null;
   content: string;
-  /** Reciprocal-rank fusion of the vector and full-text rankings: the order of the results. */
+  /** The relevance model's probability that the chunk answers the query (src/ai/relevance.ts): the order of the results. */
   score: number;
   /** Cosine similarity of the chunk to the query: what relevance thresholds compare against. */
   similarity: number;
@@ -18,6 +19,8 @@ export interface KnowledgeHit {
 // The usual RRF constant: damps the weight of the very first ranks.
 const rrfK = 60;
 const candidateFactor = 4;
+// The relevance model re-ranks a pool wider than what the caller keeps: the right FAQ entry is often not first in either ranking.
+const minCandidates = 30;
 
 function fuse(rankings: string[][]): Map<string, number> {
   const fused = new Map<string, number>();
@@ -35,21 +38,21 @@ function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
 
 /**
  * Hybrid search of one tenant's knowledge base (DESIGN §5): nearest neighbours from the vector
- * index and PostgreSQL full-text matches (those sharing the most words first), fused by reciprocal rank.
- * The tenant filter comes first in both halves.
+ * index and PostgreSQL full-text matches (those sharing the most words first), fused by reciprocal rank, then
+ * re-ranked by the relevance model. The tenant filter comes first in both halves.
  */
 export async function searchKnowledge(services: Services, tenantId: string, query: string, topK = 5): Promise<KnowledgeHit[]> {
   const text = query.trim();
   if (!text) return [];
-  const candidates = topK * candidateFactor;
+  const candidates = Math.max(topK * candidateFactor, minCandidates);
   const [queryVector] = await services.embedder.embed([text]);
   const [vectorHits, textHits] = await Promise.all([
     services.vectors.search(tenantId, queryVector!, candidates),
     fullTextCandidates(services, tenantId, text, candidates),
   ]);
   const fused = fuse([vectorHits.map((h) => h.chunkId), textHits]);
-  const best = [...fused.entries()].sort((a, b) => b[1] - a[1]).slice(0, topK);
-  if (!best.length) return [];
+  if (!fused.size) return [];
+  const similarityOf = new Map(vectorHits.map((h) => [h.chunkId, h.score]));
   const rows = await services.db.sql.query<{
     id: string;
     source_id: string;
@@ -58,29 +61,30 @@ export async function searchKnowledge(services: Services, tenantId: string, quer
     url: string | null;
     page: number | null;
     content: string;
-    embedding: number[];
+    embedding: number[] | null;
   }>(
-    `SELECT c.id, c.source_id, s.title AS source_title, c.title, c.url, c.page, c.content, c.embedding
+    // Only full-text candidates need their embedding read: the vector index scored the others.
+    `SELECT c.id, c.source_id, s.title AS source_title, c.title, c.url, c.page, c.content,
+            CASE WHEN c.id = ANY($3::text[]) THEN NULL ELSE c.embedding END AS embedding
        FROM chunks c JOIN knowledge_sources s ON s.id = c.source_id
       WHERE c.tenant_id = $1 AND c.id = ANY($2::text[])`,
-    [tenantId, best.map(([id]) => id)],
+    [tenantId, [...fused.keys()], [...similarityOf.keys()]],
   );
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return best.flatMap(([id, score]) => {
-    const row = byId.get(id);
-    if (!row) return [];
-    return [
-      {
-        chunkId: id,
-        sourceId: row.source_id,
-        sourceTitle: row.source_title,
-        title: row.title,
-        url: row.url,
-        page: row.page,
-        content: row.content,
-        score,
-        similarity: dot(queryVector!, row.embedding ?? []),
-      },
-    ];
-  });
+  const hits = rows.map((row) => ({
+    chunkId: row.id,
+    sourceId: row.source_id,
+    sourceTitle: row.source_title,
+    title: row.title,
+    url: row.url,
+    page: row.page,
+    content: row.content,
+    similarity: similarityOf.get(row.id) ?? dot(queryVector!, row.embedding ?? []),
+  }));
+  // The relevance model reads what the two rankings cannot: FAQ questions apart, typos, associated words, intents.
+  const relevance = scorePassages(text, hits.map(passageOf));
+  return hits
+    .map((hit, i) => ({ ...hit, score: passageProbability(relevance[i]!), fused: fused.get(hit.chunkId)! }))
+    .sort((a, b) => b.score - a.score || b.fused - a.fused || a.chunkId.localeCompare(b.chunkId))
+    .slice(0, topK)
+    .map(({ fused: _, ...hit }) => hit);
 }

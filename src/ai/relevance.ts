@@ -1,0 +1,195 @@
+import { bankingLexicon, contentTerms, cosine, type Lexicon } from "./lexicon.js";
+import weights from "./relevance-weights.json" with { type: "json" };
+
+/** A retrieved text as the relevance model reads it: an FAQ unit has its question apart from its answer. */
+export interface Passage {
+  /** The FAQ question (or glossary term) the passage answers; null for ordinary text. */
+  question: string | null;
+  body: string;
+  /** The source's title and the headings above the passage. */
+  title: string;
+  /** Cosine similarity of the passage's embedding to the question's. */
+  similarity: number;
+}
+
+/**
+ * A retrieved chunk as a passage: an FAQ unit (src/knowledge/faq.ts) has its question on its first line, which is also
+ * the last part of its title ("Cards FAQ › How do I block my card?").
+ */
+export function passageOf(chunk: { title: string | null; sourceTitle: string; content: string; similarity: number }): Passage {
+  const [first = "", ...rest] = chunk.content.split("\n");
+  const heading = chunk.title?.split(" › ").at(-1)?.trim();
+  const unit = rest.length > 0 && heading !== undefined && first.trim() === heading;
+  return {
+    question: unit ? heading : null,
+    body: unit ? rest.join("\n").trim() : chunk.content,
+    title: chunk.title ?? chunk.sourceTitle,
+    similarity: chunk.similarity,
+  };
+}
+
+/** The signals the model weighs, each about 0..1; the calibration script fits their weights on the development set. */
+export interface RelevanceFeatures {
+  /** Share of the question's specific words (idf-weighted) the passage has, counting typos and associated words. */
+  coverage: number;
+  /** The same against the FAQ question alone. */
+  questionCoverage: number;
+  /** Share of the FAQ question's words the customer's question has: does it ask what the FAQ entry answers? */
+  questionPrecision: number;
+  /** Cosine of the intent profiles of the question and the passage. */
+  intentMatch: number;
+  similarity: number;
+  /** How specific the most specific word of the question that the passage lacks is (0: it lacks none). */
+  missing: number;
+}
+
+export const featureNames = [
+  "coverage",
+  "questionCoverage",
+  "questionPrecision",
+  "intentMatch",
+  "similarity",
+  "missing",
+] as const satisfies ReadonlyArray<keyof RelevanceFeatures>;
+
+export interface RelevanceModel {
+  /** Logistic weights of the features: the probability that one passage answers the question. */
+  passage: { bias: number; weights: Record<(typeof featureNames)[number], number> };
+  /**
+   * Whether the best passage is an answer at all, from its log-odds and its lead over the next passage: the
+   * probability must reach `threshold`, chosen by the calibration for a stated precision.
+   */
+  decision: { bias: number; top: number; lead: number; threshold: number };
+}
+
+// Fitted by `npm run calibrate:answers` on the development set (test/fixtures/answers); see the file's `calibration`.
+export const relevanceModel: RelevanceModel = weights;
+
+// An associated word counts for less than the word itself, and weak associations not at all.
+const associationFloor = 0.55;
+const associationWeight = 0.75;
+const typoWeight = 0.85;
+const titleWeight = 0.6;
+
+function editDistanceAtMost(a: string, b: string, limit: number): boolean {
+  if (Math.abs(a.length - b.length) > limit) return false;
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      best = Math.min(best, current[j]!);
+    }
+    if (best > limit) return false;
+    previous = current;
+  }
+  return previous[b.length]! <= limit;
+}
+
+/** A misspelling of a word of some length ("recieve", "withdrawl") is the word; short words are too easily another word. */
+function typoOf(a: string, b: string): boolean {
+  if (a.length < 5 || b.length < 5 || /\d/.test(a) || /\d/.test(b)) return false;
+  return editDistanceAtMost(a, b, a.length >= 8 ? 2 : 1);
+}
+
+/** How well words carry a term, cached for one question: `strength` is called for every pair of words. */
+export class TermMatcher {
+  private readonly cache = new Map<string, number>();
+
+  constructor(private readonly lexicon: Lexicon = bankingLexicon()) {}
+
+  /** How well a set of words carries a term: itself 1, a misspelling of it or a strongly associated word less. */
+  strength(term: string, words: Set<string>): number {
+    if (words.has(term)) return 1;
+    let best = 0;
+    for (const word of words) {
+      const key = term < word ? `${term} ${word}` : `${word} ${term}`;
+      let value = this.cache.get(key);
+      if (value === undefined) {
+        const association = this.lexicon.association(term, word);
+        value = typoOf(term, word) ? typoWeight : association >= associationFloor ? associationWeight * association : 0;
+        this.cache.set(key, value);
+      }
+      if (value > best) best = value;
+    }
+    return best;
+  }
+}
+
+interface Analysed {
+  question: Set<string>;
+  body: Set<string>;
+  title: Set<string>;
+  profile: Float32Array | null;
+}
+
+function weightedShare(terms: string[], weight: (t: string) => number, strength: (t: string) => number): number {
+  let total = 0;
+  let matched = 0;
+  for (const t of terms) {
+    const w = weight(t);
+    total += w;
+    matched += w * strength(t);
+  }
+  return total ? matched / total : 0;
+}
+
+/** The features of each passage for one question. */
+export function relevanceFeatures(query: string, passages: Passage[], lexicon: Lexicon = bankingLexicon()): RelevanceFeatures[] {
+  const matcher = new TermMatcher(lexicon);
+  const queryTerms = [...new Set(contentTerms(query))];
+  const idf = (t: string) => lexicon.idf(t);
+  const maxIdf = Math.max(1, ...queryTerms.map(idf));
+  const queryProfile = lexicon.profile(queryTerms);
+  return passages.map((passage) => {
+    const question = new Set(contentTerms(passage.question ?? ""));
+    const body = new Set(contentTerms(passage.body));
+    const a: Analysed = {
+      question,
+      body,
+      title: new Set(contentTerms(passage.title)),
+      profile: lexicon.profile(question.size ? question : body),
+    };
+    const strength = (t: string) =>
+      Math.max(matcher.strength(t, a.question), matcher.strength(t, a.body), titleWeight * matcher.strength(t, a.title));
+    const coverage = weightedShare(queryTerms, idf, strength);
+    const questionCoverage = a.question.size ? weightedShare(queryTerms, idf, (t) => matcher.strength(t, a.question)) : 0;
+    const queryWords = new Set(queryTerms);
+    const questionPrecision = a.question.size ? weightedShare([...a.question], idf, (t) => matcher.strength(t, queryWords)) : 0;
+    let missing = 0;
+    for (const t of queryTerms) if (strength(t) < 0.5) missing = Math.max(missing, idf(t) / maxIdf);
+    return {
+      coverage,
+      questionCoverage,
+      questionPrecision,
+      intentMatch: Math.max(0, cosine(queryProfile, a.profile)),
+      similarity: Math.max(0, Math.min(1, passage.similarity)),
+      missing: queryTerms.length ? missing : 1,
+    };
+  });
+}
+
+/** The log-odds that a passage answers the question, by the fitted logistic model. */
+export function relevanceLogit(features: RelevanceFeatures, model: RelevanceModel = relevanceModel): number {
+  let z = model.passage.bias;
+  for (const name of featureNames) z += model.passage.weights[name] * features[name];
+  return z;
+}
+
+const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+
+/** Each passage's log-odds of answering the question, in the passages' order. */
+export function scorePassages(query: string, passages: Passage[]): number[] {
+  return relevanceFeatures(query, passages).map((f) => relevanceLogit(f));
+}
+
+/** The probability that the best of some passages answers the question: its log-odds, and its lead over the second. */
+export function answerProbability(top: number, second: number, model: RelevanceModel = relevanceModel): number {
+  const { bias, top: wTop, lead } = model.decision;
+  return sigmoid(bias + wTop * top + lead * (top - (Number.isFinite(second) ? second : top - 10)));
+}
+
+/** The 0..1 score a knowledge hit shows: a passage's probability on its own. */
+export const passageProbability = sigmoid;
