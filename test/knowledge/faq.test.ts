@@ -72,7 +72,8 @@ describe("FAQ-shaped text is chunked as question–answer units", () => {
   it("leaves prose with a single rhetorical question, and a section under a question heading, as ordinary chunks", () => {
     const prose = "Why bank with us?\nWe have served families for a hundred years. Our advisers know your town.";
     expect(units(prose)).toEqual([{ heading: null, text: prose }]);
-    const heading = "## What documents do I need?\nA passport or ID card.\nBilling: a recent utility bill.\nIncome: a payslip.\nTax: your number.";
+    const heading =
+      "## What documents do I need?\nA passport or ID card.\nBilling: a recent utility bill.\nIncome: a payslip.\nTax: your number.";
     expect(units(heading)).toHaveLength(1);
     expect(units(heading)[0]!.heading).toBe("What documents do I need?");
   });
