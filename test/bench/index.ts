@@ -1,4 +1,5 @@
 import { benchAnalytics } from "./analytics.js";
+import { benchAnswers } from "./answers.js";
 import { benchChannels } from "./channels.js";
 import { benchChat } from "./chat.js";
 import { benchIntents } from "./intents.js";
@@ -8,6 +9,7 @@ import { benchKnowledgeSearch } from "./knowledge-vectors.js";
 // `npm run bench -- <suite>`: each suite prints a table. Benchmarks measure; tests assert behaviour.
 const suites: Record<string, () => Promise<unknown>> = {
   intents: benchIntents,
+  answers: benchAnswers,
   knowledge: async () => {
     await benchKnowledgeIngest();
     await benchKnowledgeSearch();

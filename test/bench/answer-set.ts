@@ -1,0 +1,133 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { passageOf } from "../../src/ai/relevance.js";
+import type { TestApp } from "../helpers/app.js";
+
+/** A question of an answers set (test/fixtures/answers/README.md). */
+export interface AnswerCase {
+  question: string;
+  expect: "answer" | "decline";
+  /** The FAQ entry's question or term as written in the FAQ. */
+  faq?: string;
+  mustContain?: string[];
+}
+
+export interface AnswerSet {
+  name: string;
+  sources: Array<{ title: string; content: string }>;
+  cases: AnswerCase[];
+}
+
+export const answerSetsDir = fileURLToPath(new URL("../fixtures/", import.meta.url));
+
+/** A set's FAQ files (each a manual source, titled by its first `# ` line) and its questions. */
+export function readAnswerSet(name: string): AnswerSet {
+  const dir = path.join(answerSetsDir, name);
+  const faqDir = path.join(dir, "faq");
+  const sources = readdirSync(faqDir)
+    .filter((file) => file.endsWith(".md"))
+    .sort()
+    .map((file) => {
+      const text = readFileSync(path.join(faqDir, file), "utf8");
+      const title = /^#\s+(.+)$/m.exec(text)?.[1]?.trim() ?? file.replace(/\.md$/, "");
+      return { title, content: text };
+    });
+  const cases = JSON.parse(readFileSync(path.join(dir, "questions.json"), "utf8")) as AnswerCase[];
+  return { name, sources, cases };
+}
+
+const folded = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/\*\*|__|`/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+
+/** Whether a retrieved chunk is the case's FAQ entry. */
+export function isEntry(chunk: { title: string | null; sourceTitle?: string; content: string }, faq: string): boolean {
+  const passage = passageOf({ ...chunk, sourceTitle: chunk.sourceTitle ?? "", similarity: 0 });
+  const want = folded(faq);
+  return passage.question ? folded(passage.question) === want : folded(chunk.content).includes(want);
+}
+
+export function containsAll(reply: string, needles: string[]): boolean {
+  const text = folded(reply);
+  return needles.every((needle) => text.includes(folded(needle)));
+}
+
+/** Adds the set's FAQ files to the tenant as manual sources. */
+export async function ingestAnswerSet(app: TestApp, apiKey: string, set: AnswerSet): Promise<void> {
+  for (const source of set.sources) {
+    const res = await app.request("/api/knowledge/sources", { key: apiKey, body: { type: "manual", ...source } });
+    if (res.status !== 201) throw new Error(`ingesting ${source.title}: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+}
+
+export type Outcome = "right" | "wrong" | "declined" | "handed off";
+
+export interface CaseResult {
+  case: AnswerCase;
+  /** 1-based rank of the case's FAQ entry in the top 5 the retriever gives, or null. */
+  rank: number | null;
+  reply: string;
+  outcome: Outcome;
+}
+
+/** Each question in a conversation of its own, through `/api/knowledge` (ranking) and `/api/chat` (the reply). */
+export async function evaluateAnswerSet(app: TestApp, apiKey: string, set: AnswerSet): Promise<CaseResult[]> {
+  const results: CaseResult[] = [];
+  for (const item of set.cases) {
+    const search = await app.request("/api/knowledge", { key: apiKey, body: { query: item.question, topK: 5 } });
+    const hits = (search.body.results ?? []) as Array<{ title: string | null; source_title: string; text: string }>;
+    const index = item.faq
+      ? hits.findIndex((h) => isEntry({ title: h.title, sourceTitle: h.source_title, content: h.text }, item.faq!))
+      : -1;
+    const chat = await app.request("/api/chat", { key: apiKey, body: { message: item.question } });
+    if (chat.status !== 200) throw new Error(`chat: ${chat.status} ${JSON.stringify(chat.body)}`);
+    const reply = chat.body.response as string;
+    const agentType = chat.body.metadata?.agentType as string;
+    const outcome: Outcome =
+      agentType === "handoff"
+        ? "handed off"
+        : agentType === "fallback"
+          ? "declined"
+          : item.expect === "answer" && containsAll(reply, item.mustContain ?? [])
+            ? "right"
+            : "wrong";
+    results.push({ case: item, rank: index >= 0 ? index + 1 : null, reply, outcome });
+  }
+  return results;
+}
+
+export interface AnswerScores {
+  answerable: number;
+  unanswerable: number;
+  hitAt1: number;
+  hitAt5: number;
+  right: number;
+  declined: number;
+  handedOff: number;
+  /** Wrong answers per answer given (to answerable and unanswerable questions alike). */
+  wrongPerAnswered: number;
+  unanswerableDeclined: number;
+}
+
+export function scoreAnswers(results: CaseResult[]): AnswerScores {
+  const answerable = results.filter((r) => r.case.expect === "answer");
+  const unanswerable = results.filter((r) => r.case.expect === "decline");
+  const share = (part: number, whole: number) => (whole ? part / whole : 0);
+  const count = (rows: CaseResult[], outcome: Outcome) => rows.filter((r) => r.outcome === outcome).length;
+  const answered = answerable.filter((r) => r.outcome === "right" || r.outcome === "wrong").length + count(unanswerable, "wrong");
+  return {
+    answerable: answerable.length,
+    unanswerable: unanswerable.length,
+    hitAt1: share(answerable.filter((r) => r.rank === 1).length, answerable.length),
+    hitAt5: share(answerable.filter((r) => r.rank !== null).length, answerable.length),
+    right: share(count(answerable, "right"), answerable.length),
+    declined: share(count(answerable, "declined"), answerable.length),
+    handedOff: share(count(answerable, "handed off"), answerable.length),
+    wrongPerAnswered: share(count(answerable, "wrong") + count(unanswerable, "wrong"), answered),
+    unanswerableDeclined: share(unanswerable.length - count(unanswerable, "wrong"), unanswerable.length),
+  };
+}
