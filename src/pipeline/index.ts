@@ -1,16 +1,15 @@
 import type { Answer } from "../ai/engine.js";
 import { EngineError } from "../ai/engine.js";
-import { redactPII } from "../ai/redact.js";
 import { escalateConversation } from "../conversations/escalate.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
 import { newId } from "../db/ids.js";
 import { AppError } from "../errors.js";
 import type { Services } from "../services.js";
+import { answerInput, answerSettings, searchTextOf } from "./answer-settings.js";
 import { deliverReply } from "./deliver.js";
 import type { InboundMessage } from "./inbound.js";
 import { retrieve } from "./retriever.js";
 import { type Intent, routeInbound } from "./router.js";
-import { styleFor } from "./styles.js";
 
 export interface ReplyMetadata {
   intent: string;
@@ -35,8 +34,6 @@ export interface PipelineHooks {
   signal?: AbortSignal;
 }
 
-const defaultLowConfidenceLimit = 3;
-
 /** Milliseconds per stage of one message, for its log line. */
 type StageTimings = Record<string, number>;
 
@@ -60,6 +57,7 @@ async function recordGrounding(
   services: Services,
   conversation: { id: string; tenantId: string; metadata: Prisma.JsonValue },
   grounded: boolean,
+  limit: number,
 ): Promise<boolean> {
   const metadata = (conversation.metadata ?? {}) as { lowConfidenceStreak?: number };
   const streak = grounded ? 0 : (metadata.lowConfidenceStreak ?? 0) + 1;
@@ -67,9 +65,7 @@ async function recordGrounding(
     where: { id: conversation.id },
     data: { metadata: { ...(metadata as Prisma.JsonObject), lowConfidenceStreak: streak } },
   });
-  const tenant = await services.db.prisma.tenant.findUnique({ where: { id: conversation.tenantId }, select: { settings: true } });
-  const limit = (tenant?.settings as { lowConfidenceEscalateAfter?: number } | null)?.lowConfidenceEscalateAfter;
-  return streak >= (limit ?? defaultLowConfidenceLimit);
+  return streak >= limit;
 }
 
 function metadataOf(intent: Intent, agentType: string, answer: Pick<Answer, "tokensUsed" | "sources">): ReplyMetadata {
@@ -168,38 +164,23 @@ async function runPipeline(
 
   const replyId = newId("msg");
   hooks.onStart?.({ conversationId: conversation.id, messageId: replyId });
-  const tenant = await services.db.prisma.tenant.findUniqueOrThrow({ where: { id: msg.tenantId } });
-  const settings = tenant.settings as { persona?: string; piiRedaction?: boolean };
-  const redact = settings.piiRedaction !== false;
+  const settings = await answerSettings(services, msg.tenantId);
   const retrieved = await timed(services, took, "retriever", msg.channel, () =>
     retrieve(services, {
       tenantId: msg.tenantId,
       conversationId: conversation.id,
       customerMessageId: customerMessage.id,
-      // The query is embedded by the embedder, a model server too when one is configured.
-      text: redact ? redactPII(msg.text).text : msg.text,
+      text: searchTextOf(settings, msg.text),
     }),
   );
   let streamed = "";
   let answer: Answer;
   try {
     answer = await timed(services, took, "engine", msg.channel, () =>
-      services.engine.answer(
-        {
-          tenantName: tenant.name,
-          persona: settings.persona ?? null,
-          style: styleFor(msg.channel),
-          message: msg.text,
-          history: retrieved.history,
-          context: retrieved.context,
-          redact,
-          signal: hooks.signal,
-        },
-        (text) => {
-          streamed += text;
-          hooks.onDelta?.(text);
-        },
-      ),
+      services.engine.answer(answerInput(settings, msg, retrieved, hooks.signal), (text) => {
+        streamed += text;
+        hooks.onDelta?.(text);
+      }),
     );
   } catch (err) {
     if (hooks.signal?.aborted && streamed) {
@@ -235,7 +216,7 @@ async function runPipeline(
       metadata: { ...metadata, grounded: answer.grounded } as unknown as Prisma.InputJsonObject,
     }),
   );
-  if (await recordGrounding(services, conversation, answer.grounded)) {
+  if (await recordGrounding(services, conversation, answer.grounded, settings.lowConfidenceLimit)) {
     const notice = await escalateConversation(services, conversation, "low_confidence", { intent: intent.intent });
     // Stored and sent as a message of its own, and told in this reply too: an API client shows only the reply.
     const told = `\n\n${notice.text}`;

@@ -30,16 +30,10 @@ async function recentHistory(services: Services, tenantId: string, conversationI
   return turns;
 }
 
-/** The tenant's knowledge for the question (hybrid search, top-k) and the recent turns of the conversation. */
-export async function retrieve(
-  services: Services,
-  input: { tenantId: string; conversationId: string; customerMessageId: string; text: string },
-): Promise<Retrieved> {
-  const [hits, history] = await Promise.all([
-    searchKnowledge(services, input.tenantId, input.text, retrievalTopK),
-    recentHistory(services, input.tenantId, input.conversationId, input.customerMessageId),
-  ]);
-  const context = hits.map((h) => ({
+/** The tenant's knowledge for the question: hybrid search, top-k, as the engine receives it. */
+export async function retrieveKnowledge(services: Services, tenantId: string, text: string): Promise<ContextChunk[]> {
+  const hits = await searchKnowledge(services, tenantId, text, retrievalTopK);
+  return hits.map((h) => ({
     sourceId: h.sourceId,
     sourceTitle: h.sourceTitle,
     title: h.title,
@@ -48,5 +42,16 @@ export async function retrieve(
     content: h.content,
     similarity: h.similarity,
   }));
+}
+
+/** The tenant's knowledge for the question and the recent turns of the conversation. */
+export async function retrieve(
+  services: Services,
+  input: { tenantId: string; conversationId: string; customerMessageId: string; text: string },
+): Promise<Retrieved> {
+  const [context, history] = await Promise.all([
+    retrieveKnowledge(services, input.tenantId, input.text),
+    recentHistory(services, input.tenantId, input.conversationId, input.customerMessageId),
+  ]);
   return { context, history };
 }

@@ -109,10 +109,15 @@ const escalationConfidence = 0.5;
 const escalates = (intent: Intent) =>
   intent.confidence >= escalationConfidence && (intent.agentType === "handoff" || intent.urgent);
 
-function decide(conversation: ConversationRow, intent: Intent): Decision {
-  if (humanStatuses.has(conversation.status)) return { kind: "human" };
+/** Who answers a message of this intent in a conversation no human has: the AI, or a human now. */
+export function decideByIntent(intent: Intent): Exclude<Decision, { kind: "human" }> {
   if (!escalates(intent)) return { kind: "ai" };
   return { kind: "escalate", reason: intent.agentType === "handoff" ? "customer_request" : "urgent_intent" };
+}
+
+function decide(conversation: ConversationRow, intent: Intent): Decision {
+  if (humanStatuses.has(conversation.status)) return { kind: "human" };
+  return decideByIntent(intent);
 }
 
 /**

@@ -1,0 +1,44 @@
+import type { AnswerSource } from "../ai/engine.js";
+import { handoffNotice } from "../conversations/escalate.js";
+import type { Services } from "../services.js";
+import { answerInput, answerSettings, searchTextOf } from "./answer-settings.js";
+import { retrieveKnowledge } from "./retriever.js";
+import { classifyIntent, decideByIntent } from "./router.js";
+
+export interface PreviewReply {
+  reply: string;
+  grounded: boolean;
+  intent: string;
+  confidence: number;
+  /** The message would be handed to a human. */
+  handoff: boolean;
+  sources: AnswerSource[];
+}
+
+/**
+ * What the pipeline would answer to a customer's first message, by the same stages as handleInbound
+ * (intent, routing, retrieval, the engine in the channel's style), without storing a conversation or a
+ * message: an evaluation replays a tenant's test questions through it.
+ */
+export async function previewReply(
+  services: Services,
+  question: { tenantId: string; channel: string; text: string },
+): Promise<PreviewReply> {
+  const intent = await classifyIntent(services, question.tenantId, question.text);
+  const classified = { intent: intent.intent, confidence: intent.confidence };
+  if (decideByIntent(intent).kind === "escalate") {
+    return { ...classified, reply: handoffNotice, grounded: false, handoff: true, sources: [] };
+  }
+  const settings = await answerSettings(services, question.tenantId);
+  const context = await retrieveKnowledge(services, question.tenantId, searchTextOf(settings, question.text));
+  const answer = await services.engine.answer(answerInput(settings, question, { context, history: [] }));
+  // A first message starts the streak of ungrounded answers at one: a limit of one hands it over at once.
+  const handoff = !answer.grounded && settings.lowConfidenceLimit <= 1;
+  return {
+    ...classified,
+    reply: handoff ? `${answer.text}\n\n${handoffNotice}` : answer.text,
+    grounded: answer.grounded,
+    handoff,
+    sources: answer.sources,
+  };
+}
