@@ -34,7 +34,9 @@ export type IdPrefix =
   | "int"
   | "vce"
   | "team"
-  | "ses";
+  | "ses"
+  | "evc"
+  | "evr";
 
 /** Prefixed, time-sortable identifiers (DESIGN §3): `conv_01h…`, sortable as strings by creation time. */
 export function newId(prefix: IdPrefix): string {
