@@ -1,4 +1,5 @@
 import { inboundQueue, processInbound } from "../channels/inbound-job.js";
+import { evaluationQueue, runQueuedEvaluation } from "../evaluations/job.js";
 import { runResyncCheck, scheduleQueue } from "../knowledge/schedule.js";
 import { syncQueue, syncSource } from "../knowledge/sync.js";
 import { sendQueue, sendStoredReply } from "../pipeline/deliver.js";
@@ -9,6 +10,7 @@ export const jobHandlers: Record<string, JobHandler> = {
   [inboundQueue]: (job, services) => processInbound(services, job),
   [sendQueue]: (job, services) => sendStoredReply(services, job),
   [syncQueue]: (job, services) => syncSource(services, job),
+  [evaluationQueue]: (job, services) => runQueuedEvaluation(services, job),
   [scheduleQueue]: async (_job, services) => {
     await runResyncCheck(services);
   },

@@ -1,6 +1,7 @@
 import { newId } from "../db/ids.js";
 import type { TenantDb } from "../db/tenant-scope.js";
 import { AppError, notFound } from "../errors.js";
+import { evaluateAfterKnowledgeChange } from "../evaluations/job.js";
 import type { Services } from "../services.js";
 import { type IndexResult, indexPages } from "./ingest.js";
 import { markForSync } from "./sync.js";
@@ -29,10 +30,12 @@ export async function addManualSource(services: Services, db: TenantDb, tenantId
     await db.knowledgeSource.update({ where: { id }, data: { status: "failed", error: (error as Error).message } });
     throw error;
   }
-  return db.knowledgeSource.update({
+  const ready = await db.knowledgeSource.update({
     where: { id },
     data: { status: "ready", pages: 1, chunks: totals.chunks, tokens: totals.tokens, lastSyncedAt: new Date() },
   });
+  await evaluateAfterKnowledgeChange(services, tenantId);
+  return ready;
 }
 
 export function looksLikePdf(bytes: Uint8Array): boolean {
@@ -68,5 +71,6 @@ export async function deleteSource(services: Services, db: TenantDb, tenantId: s
     tenantId,
     chunks.map((c) => c.id),
   );
+  await evaluateAfterKnowledgeChange(services, tenantId);
   return { deleted: id, chunks: chunks.length };
 }

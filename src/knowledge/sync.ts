@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Prisma } from "../db/generated/prisma/client.js";
+import { evaluateAfterKnowledgeChange } from "../evaluations/job.js";
 import type { JobRecord } from "../jobs/queue.js";
 import { PermanentJobError } from "../jobs/queue.js";
 import type { Services } from "../services.js";
@@ -130,6 +131,7 @@ export async function syncSource(services: Services, job: JobRecord): Promise<vo
       error: outcome.error,
       lastSyncedAt: new Date(),
     });
+    if (!outcome.error) await evaluateAfterKnowledgeChange(services, source.tenantId);
   } catch (err) {
     const permanent = err instanceof CrawlRefusedError || err instanceof ExtractionError;
     if (permanent || job.attempts >= job.maxAttempts) {

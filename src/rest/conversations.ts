@@ -8,7 +8,7 @@ import {
   ListConversationsDocument,
   ReplyToConversationDocument,
 } from "./generated.js";
-import { objectBody, queryVariable, type RestRoute, textVariable } from "./route.js";
+import { objectBody, pagingQuery, queryVariable, type RestRoute, textVariable } from "./route.js";
 
 /** The spec's Conversation list item. */
 function conversationItem(c: ConversationFieldsFragment) {
@@ -52,11 +52,6 @@ const TimelineEvent = z.object({
   at: z.string(),
 });
 
-const paging = {
-  page: z.number().int().min(1).optional().describe("1-based page (default 1)"),
-  limit: z.number().int().min(1).max(100).optional().describe("page size (default 20, max 100)"),
-};
-
 export function conversationRoutes(services: Services): RestRoute[] {
   return [
     {
@@ -65,7 +60,7 @@ export function conversationRoutes(services: Services): RestRoute[] {
       tag: "Conversations",
       summary: "List conversations, most recently updated first",
       query: z.object({
-        ...paging,
+        ...pagingQuery,
         status: z.enum(["open", "escalated", "assigned", "resolved", "closed"]).optional(),
         channel: z.string().optional(),
         from: z.string().optional().describe("created at or after (ISO 8601)"),
@@ -134,7 +129,7 @@ export function conversationRoutes(services: Services): RestRoute[] {
       path: "/api/conversations/:id/messages",
       tag: "Conversations",
       summary: "A conversation's messages, oldest first",
-      query: z.object({ page: paging.page, limit: z.number().int().min(1).max(100).optional().describe("default 50") }),
+      query: z.object({ page: pagingQuery.page, limit: z.number().int().min(1).max(100).optional().describe("default 50") }),
       response: {
         status: 200,
         description: "A page of messages",

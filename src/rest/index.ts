@@ -9,6 +9,7 @@ import { channelRoutes } from "./channels.js";
 import { chatRoutes } from "./chat.js";
 import { conversationRoutes } from "./conversations.js";
 import { escalationRoutes } from "./escalations.js";
+import { evaluationRoutes } from "./evaluations.js";
 import { intentRoutes } from "./intents.js";
 import { knowledgeRoutes } from "./knowledge.js";
 import { Reply, type RestRoute } from "./route.js";
@@ -24,6 +25,7 @@ export function restRoutes(services: Services, limits = new RateLimits(services)
     ...analyticsRoutes(services),
     ...intentRoutes(services),
     ...knowledgeRoutes(services),
+    ...evaluationRoutes(services),
     ...channelRoutes(services),
     ...channelWebhookRoutes(services, limits),
     ...widgetRoutes(services, limits),

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from "express";
-import type { z } from "zod";
+import { z } from "zod";
 import { AppError } from "../errors.js";
 
 /** A handler's answer when its status depends on the request (e.g. 201 for manual text, 202 for a crawl). */
@@ -32,6 +32,12 @@ export interface RestRoute {
   before?: RequestHandler[];
   handle(req: Request, res: Response): Promise<unknown>;
 }
+
+/** The `page` and `limit` query parameters of a listing, as documented. */
+export const pagingQuery = {
+  page: z.number().int().min(1).optional().describe("1-based page (default 1)"),
+  limit: z.number().int().min(1).max(100).optional().describe("page size (default 20, max 100)"),
+};
 
 /** Query-string values as GraphQL variables: whole numbers become Int, the rest stays text for the schema to judge. */
 export function queryVariable(value: unknown): unknown {

@@ -12,25 +12,30 @@ import {
   ConversationsDocument,
   CreateAgentForTestDocument,
   CreateEscalationForTestDocument,
+  CreateEvaluationCaseForTestDocument,
   CreateIntentForTestDocument,
   CreateTeamForTestDocument,
   DeleteChannelForTestDocument,
+  DeleteEvaluationCaseForTestDocument,
   DeleteIntentForTestDocument,
   DeleteKnowledgeSourceForTestDocument,
   DeleteTeamForTestDocument,
   DeleteVoiceForTestDocument,
   EscalationForTestDocument,
+  EvaluationRunForTestDocument,
   JobsDocument,
   KnowledgeSourceForTestDocument,
   ReplyForTestDocument,
   RetryJobDocument,
   RevokeApiKeyDocument,
+  RunEvaluationForTestDocument,
   SaveChannelForTestDocument,
   SaveVoiceForTestDocument,
   SyncKnowledgeSourceForTestDocument,
   TenantDocument,
   UpdateAgentForTestDocument,
   UpdateEscalationForTestDocument,
+  UpdateEvaluationCaseForTestDocument,
   UpdateIntentForTestDocument,
   UpdateTeamForTestDocument,
   UpdateTenantDocument,
@@ -46,6 +51,8 @@ let aEscalated: string;
 let aJob: string;
 let aKeyId: string;
 let aChannel: string;
+let aCase: string;
+let aRun: string;
 
 beforeAll(async () => {
   app = await startTestApp();
@@ -66,6 +73,9 @@ beforeAll(async () => {
   };
   aChannel = (await app.graphql(SaveChannelForTestDocument, { ref: "chatapp", credentials }, a.apiKey)).data!.saveChannel.channel
     .id;
+  aCase = (await app.graphql(CreateEvaluationCaseForTestDocument, { question: "A's secret rate?", expect: "decline" }, a.apiKey))
+    .data!.createEvaluationCase.id;
+  aRun = (await app.graphql(RunEvaluationForTestDocument, {}, a.apiKey)).data!.runEvaluation.id;
 });
 afterAll(() => app?.close());
 
@@ -79,6 +89,9 @@ const aResourceFor = (method: string, path: string): { params: Record<string, st
     "get /api/conversations/:id/messages": { params: { id: aConversation } },
     "post /api/conversations/:id/messages": { params: { id: aEscalated }, body: { content: "An agent's reply" } },
     "/api/tenant/channels/:channelId": { params: { channelId: aChannel } },
+    "put /api/evaluations/cases/:id": { params: { id: aCase }, body: { question: "A's secret rate, asked again?" } },
+    "delete /api/evaluations/cases/:id": { params: { id: aCase } },
+    "/api/evaluations/runs/:id": { params: { id: aRun } },
   };
   const resource = table[`${method} ${path}`] ?? table[path];
   if (!resource) throw new Error(`The isolation test does not know ${method} ${path}: add it to aResourceFor`);
@@ -102,11 +115,12 @@ describe("tenant isolation", () => {
     for (const route of routes) {
       const { params, body } = aResourceFor(route.method, route.path);
       const path = route.path.replace(/:(\w+)/g, (_m, name: string) => params[name] ?? "");
-      const asA = await app.request(path, { method: route.method.toUpperCase(), key: a.apiKey, body });
-      expect(asA.status, `${route.method} ${path} as A`).toBeLessThan(400);
+      // B first: the resource still exists (a DELETE as A would remove it), so B's 404 is isolation, not absence.
       const asB = await app.request(path, { method: route.method.toUpperCase(), key: b.apiKey, body });
       expect(asB.status, `${route.method} ${path} as B`).toBe(404);
       expect(asB.body.code).toBe("NOT_FOUND");
+      const asA = await app.request(path, { method: route.method.toUpperCase(), key: a.apiKey, body });
+      expect(asA.status, `${route.method} ${path} as A`).toBeLessThan(400);
     }
   });
 
@@ -195,6 +209,16 @@ describe("tenant isolation", () => {
     expect((await app.services.db.prisma.team.findUniqueOrThrow({ where: { id: aTeam } })).name).toBe("A team");
     expect((await app.services.db.prisma.escalation.findUniqueOrThrow({ where: { id: aEscalation } })).status).toBe("open");
 
+    const aOwnCase = (
+      await app.graphql(CreateEvaluationCaseForTestDocument, { question: "A's own question?", expect: "decline" }, a.apiKey)
+    ).data!.createEvaluationCase.id;
+    await notFound(app.graphql(UpdateEvaluationCaseForTestDocument, { id: aOwnCase, question: "stolen?" }, b.apiKey));
+    await notFound(app.graphql(DeleteEvaluationCaseForTestDocument, { id: aOwnCase }, b.apiKey));
+    await notFound(app.graphql(EvaluationRunForTestDocument, { id: aRun }, b.apiKey));
+    expect((await app.services.db.prisma.evaluationCase.findUniqueOrThrow({ where: { id: aOwnCase } })).question).toBe(
+      "A's own question?",
+    );
+
     // Every field with an ID argument must be covered above: a new one fails here until it is.
     const covered = new Set([
       "conversation",
@@ -217,6 +241,9 @@ describe("tenant isolation", () => {
       "createEscalation",
       "updateEscalation",
       "replyToConversation",
+      "updateEvaluationCase",
+      "deleteEvaluationCase",
+      "evaluationRun",
     ]);
     const withIds = [schema.getQueryType(), schema.getMutationType()].flatMap((type) =>
       Object.values(type?.getFields() ?? {})

@@ -6,6 +6,7 @@ import "./channels.js";
 import "./chat.js";
 import "./conversations.js";
 import "./escalations.js";
+import "./evaluations.js";
 import "./intents.js";
 import "./jobs.js";
 import "./knowledge.js";
