@@ -52,8 +52,27 @@ function questionOf(line: string): { text: string; explicit: boolean } | null {
   return null;
 }
 
+// "Q: Can I…? A: Yes…", "**Can I…?** Yes…" or "Can I…? Yes…" on one line: the question, then its answer.
+const inlineAnswer = [
+  /^((?:Q|Question)\s*[:.)\-–]\s*[^?]+\?)\s+((?:A|Answer)\s*[:.)\-–]\s*.+)$/i,
+  /^((?:\*\*|__)[^*_]+\?(?:\*\*|__))\s*(\S.+)$/,
+  /^(\d{1,3}[.)]\s+[^.!?]+\?)\s+(\S.+)$/,
+  /^([^.!?:]{8,200}\?)\s+(\S.+)$/,
+];
+
+function splitInlineAnswers(lines: string[]): string[] {
+  return lines.flatMap((line) => {
+    for (const pattern of inlineAnswer) {
+      const match = pattern.exec(line);
+      if (match && !bulletPrefix.test(line)) return [match[1]!, match[2]!];
+    }
+    return [line];
+  });
+}
+
 /** Lines grouped under the question lines they follow; null when the lines are not shaped as an FAQ. */
-function questionAnswerUnits(lines: string[]): FaqSplit | null {
+function questionAnswerUnits(given: string[]): FaqSplit | null {
+  const lines = splitInlineAnswers(given);
   const asked = lines.map((line) => (line ? questionOf(line) : null));
   const count = asked.filter(Boolean).length;
   const explicit = asked.some((q) => q?.explicit);

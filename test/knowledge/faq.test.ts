@@ -78,3 +78,22 @@ describe("FAQ-shaped text is chunked as question–answer units", () => {
     expect(units(heading)[0]!.heading).toBe("What documents do I need?");
   });
 });
+
+describe("FAQ entries written on one line", () => {
+  it("splits the question from its answer, with or without Q:/A: or bold", () => {
+    const chunks = units(
+      [
+        "Q: Can I open an account online? A: Yes, in the app in about ten minutes with your ID card.",
+        "**Is the app free?** Yes, it costs nothing to download and use.",
+        "How long does a card take to arrive? New cards arrive within 5 business days.",
+        "What is the daily ATM limit? 1,000 EUR, adjustable in the app.",
+      ].join("\n\n"),
+    );
+    expect(chunks.map((c) => c.text)).toEqual([
+      "Can I open an account online?\nYes, in the app in about ten minutes with your ID card.",
+      "Is the app free?\nYes, it costs nothing to download and use.",
+      "How long does a card take to arrive?\nNew cards arrive within 5 business days.",
+      "What is the daily ATM limit?\n1,000 EUR, adjustable in the app.",
+    ]);
+  });
+});
