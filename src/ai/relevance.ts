@@ -71,18 +71,23 @@ const associationWeight = 0.75;
 const typoWeight = 0.85;
 const titleWeight = 0.6;
 
+/** Edit distance with transpositions ("recieve"), stopping as soon as it must exceed the limit. */
 function editDistanceAtMost(a: string, b: string, limit: number): boolean {
   if (Math.abs(a.length - b.length) > limit) return false;
+  let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     let best = i;
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-      best = Math.min(best, current[j]!);
+      let d = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2]! + 1);
+      current[j] = d;
+      best = Math.min(best, d);
     }
     if (best > limit) return false;
+    before = previous;
     previous = current;
   }
   return previous[b.length]! <= limit;

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { bankingLexicon, contentTerms } from "../../src/ai/lexicon.js";
+import { type Passage, passageOf, relevanceFeatures, scorePassages } from "../../src/ai/relevance.js";
+
+const faq = (question: string, body: string): Passage => ({ question, body, title: `Bank FAQ › ${question}`, similarity: 0.1 });
+
+describe("the lexicon learned from customers' queries", () => {
+  it("weighs a specific word above a word every banking question uses", () => {
+    const lexicon = bankingLexicon();
+    expect(lexicon.idf("contactless")).toBeGreaterThan(lexicon.idf("card"));
+    expect(lexicon.idf("mortgag")).toBeGreaterThan(lexicon.idf("monei"));
+  });
+
+  it("associates words customers use for the same need, and not unrelated ones", () => {
+    const lexicon = bankingLexicon();
+    const [maximum, limit, expired, replace, pin] = contentTerms("maximum limit expired replace PIN");
+    expect(lexicon.association(maximum!, limit!)).toBeGreaterThan(0.6);
+    expect(lexicon.association(expired!, replace!)).toBeGreaterThan(0.6);
+    expect(lexicon.association(maximum!, pin!)).toBeLessThan(0.3);
+  });
+});
+
+describe("relevance features", () => {
+  it("counts a misspelt word as the word", () => {
+    const [typed, spelt] = relevanceFeatures("how do i recieve my new card", [
+      faq("How long until I receive my card?", "Cards arrive within 5 business days."),
+      faq("How long until I get my card?", "Cards arrive within 5 business days."),
+    ]);
+    expect(typed!.questionCoverage).toBeGreaterThan(spelt!.questionCoverage);
+  });
+
+  it("ranks the FAQ entry that asks what the customer asks above one sharing only common words", () => {
+    const passages = [
+      faq("How do I order a new card?", "Order one in the app under Cards."),
+      faq("What is the maximum contactless payment?", "Up to 50 EUR per payment."),
+      faq("What is the daily cash withdrawal limit?", "1,000 EUR a day at any ATM."),
+    ];
+    const scores = scorePassages("whats the most cash I can take out of an atm in one day", passages);
+    expect(scores.indexOf(Math.max(...scores))).toBe(2);
+  });
+
+  it("reads an FAQ unit's question apart from its answer, and ordinary text as a body", () => {
+    expect(
+      passageOf({
+        title: "Cards › How do I block my card?",
+        sourceTitle: "Cards",
+        content: "How do I block my card?\nIn the app.",
+        similarity: 0.2,
+      }),
+    ).toEqual({
+      question: "How do I block my card?",
+      body: "In the app.",
+      title: "Cards › How do I block my card?",
+      similarity: 0.2,
+    });
+    expect(
+      passageOf({ title: "Cards", sourceTitle: "Cards", content: "Our cards work abroad.", similarity: 0.2 }).question,
+    ).toBeNull();
+  });
+});
