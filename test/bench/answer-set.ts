@@ -23,7 +23,7 @@ export const answerSetsDir = fileURLToPath(new URL("../fixtures/", import.meta.u
 
 /** A set's FAQ files (each a manual source, titled by its first `# ` line) and its questions. */
 export function readAnswerSet(name: string): AnswerSet {
-  const dir = path.join(answerSetsDir, name);
+  const dir = path.resolve(answerSetsDir, name);
   const faqDir = path.join(dir, "faq");
   const sources = readdirSync(faqDir)
     .filter((file) => file.endsWith(".md"))

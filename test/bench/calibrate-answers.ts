@@ -1,4 +1,5 @@
 import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   featureNames,
@@ -9,7 +10,7 @@ import {
 } from "../../src/ai/relevance.js";
 import { searchKnowledge } from "../../src/knowledge/search.js";
 import { startTestApp } from "../helpers/app.js";
-import { type AnswerCase, ingestAnswerSet, isEntry, readAnswerSet } from "./answer-set.js";
+import { type AnswerCase, answerSetsDir, ingestAnswerSet, isEntry, readAnswerSet } from "./answer-set.js";
 
 /**
  * Fits the offline engine's relevance model on the development set (test/fixtures/answers) and writes it to
@@ -23,6 +24,8 @@ import { type AnswerCase, ingestAnswerSet, isEntry, readAnswerSet } from "./answ
 
 // Wrong answers per answer given, at most: a bank would rather hand over than mislead.
 const precisionTarget = 0.98;
+// Another set than the development set, e.g. to try the fit on a set of one's own: `npm run calibrate:answers -- <dir>`.
+const setName = process.argv[2] ?? "answers";
 const pool = 30;
 const l2 = 0.01;
 
@@ -60,7 +63,7 @@ interface Candidates {
 }
 
 async function collect(): Promise<Candidates[]> {
-  const set = readAnswerSet("answers");
+  const set = readAnswerSet(setName);
   const app = await startTestApp({ LOG_LEVEL: "silent", RATE_LIMIT_MAX: "100000000" });
   try {
     const { tenantId, apiKey } = await app.tenant("Calibration");
@@ -129,7 +132,7 @@ const model = {
   passage,
   decision,
   calibration: {
-    set: "test/fixtures/answers",
+    set: path.relative(fileURLToPath(new URL("../..", import.meta.url)), path.resolve(answerSetsDir, setName)),
     precisionTarget,
     candidatesPerQuestion: pool,
     ...stats,
