@@ -4,6 +4,7 @@ import type { DestinationStream, Logger } from "pino";
 import { createEmbedder, type Embedder } from "./ai/embeddings.js";
 import type { Engine } from "./ai/engine.js";
 import { TenantIntentModels } from "./ai/intents/tenant.js";
+import { bankingLexicon } from "./ai/lexicon.js";
 import { LocalEngine } from "./ai/local.js";
 import { OpenAIEngine } from "./ai/openai.js";
 import type { Config } from "./config.js";
@@ -69,6 +70,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const embedder = createEmbedder(config);
   const vectors = await createVectorIndex({ db, realtime, logger }, config);
   await vectors.start();
+  // Retrieval re-ranks with it: learnt now, at start, rather than by the first customer's request.
+  bankingLexicon();
   logger.info({ engine: engine.name, embedder: embedder.name, vectorIndex: vectors.kind }, "AI services ready");
   const shutdown = new AbortController();
   // One listener per open chat stream: many at once are expected, not a leak.

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { parse } from "csv-parse/sync";
 import { stemmer } from "stemmer";
+import { defaultIntents } from "./intents/defaults.js";
 
 /**
  * What customers' words mean, learned from data we ship (src/ai/data, BANKING77, CC BY 4.0): 10,003 customer queries
@@ -156,7 +157,9 @@ let shipped: IntentLexicon | undefined;
 export function bankingLexicon(): Lexicon {
   if (!shipped) {
     const rows: string[][] = parse(readFileSync(dataPath), { from_line: 2, relax_column_count: true });
-    shipped = new IntentLexicon(rows.map(([text, intent]) => ({ text: text ?? "", intent: intent ?? "" })));
+    // The built-in intents' examples cover what BANKING77 (a card-and-transfer bank) does not: branches, loans, statements.
+    const builtIn = defaultIntents.flatMap((i) => i.examples.map((text) => ({ text, intent: `builtin:${i.name}` })));
+    shipped = new IntentLexicon([...rows.map(([text, intent]) => ({ text: text ?? "", intent: intent ?? "" })), ...builtIn]);
   }
   return shipped;
 }
