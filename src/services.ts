@@ -6,6 +6,7 @@ import type { Engine } from "./ai/engine.js";
 import { TenantIntentModels } from "./ai/intents/tenant.js";
 import { bankingLexicon } from "./ai/lexicon.js";
 import { LocalEngine } from "./ai/local.js";
+import { warmMeaning } from "./ai/semantic.js";
 import { OpenAIEngine } from "./ai/openai.js";
 import type { Config } from "./config.js";
 import { type Database, openDatabase } from "./db/client.js";
@@ -72,6 +73,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   await vectors.start();
   // Retrieval re-ranks with it: learnt now, at start, rather than by the first customer's request.
   bankingLexicon();
+  await warmMeaning(logger);
   logger.info({ engine: engine.name, embedder: embedder.name, vectorIndex: vectors.kind }, "AI services ready");
   const shutdown = new AbortController();
   // One listener per open chat stream: many at once are expected, not a leak.

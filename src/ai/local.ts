@@ -1,7 +1,7 @@
 import { countTokens } from "../knowledge/chunk.js";
 import { type Answer, type AnswerInput, abortError, type ContextChunk, type Engine, sourceOf } from "./engine.js";
 import { contentTerms } from "./lexicon.js";
-import { answerProbability, passageOf, relevanceModel, scorePassages, TermMatcher } from "./relevance.js";
+import { answerProbability, passageOf, rankPassages, relevanceModel, TermMatcher } from "./relevance.js";
 
 export interface LocalEngineOptions {
   /** Chunks less similar than this are noise from the embedder and are not read at all. */
@@ -209,7 +209,7 @@ export class LocalEngine implements Engine {
 
   async answer(input: AnswerInput, onDelta?: (text: string) => void): Promise<Answer> {
     if (input.signal?.aborted) throw abortError();
-    const answer = this.answerUnit(input) ??
+    const answer = (await this.answerUnit(input)) ??
       this.answerExtract(input) ?? {
         text: dontKnow,
         tokensUsed: countTokens(dontKnow),
@@ -226,16 +226,16 @@ export class LocalEngine implements Engine {
   }
 
   /** The FAQ entry that answers the question, whole: its conditions and exceptions are part of the answer. */
-  private answerUnit(input: AnswerInput): Answer | null {
+  private async answerUnit(input: AnswerInput): Promise<Answer | null> {
     const passages = input.context.map(passageOf);
-    const scores = scorePassages(input.message, passages);
+    const ranked = await rankPassages(input.message, passages);
+    const scores = ranked.logits;
     let best = -1;
     for (const [i, passage] of passages.entries()) {
       if (passage.question && !instructionLike.test(passage.body) && (best < 0 || scores[i]! > scores[best]!)) best = i;
     }
-    const second = Math.max(-Infinity, ...scores.filter((_, i) => i !== best));
-    if (best < 0 || scores[best]! < second) return null;
-    if (answerProbability(scores[best]!, second) < relevanceModel.decision.threshold) return null;
+    if (best < 0 || scores[best]! < Math.max(...scores)) return null;
+    if (answerProbability(ranked, best) < relevanceModel.decision.threshold) return null;
     const chunk = input.context[best]!;
     const body = passages[best]!.body;
     const lines = body

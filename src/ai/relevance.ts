@@ -1,5 +1,6 @@
 import { bankingLexicon, contentTerms, cosine, type Lexicon } from "./lexicon.js";
 import weights from "./relevance-weights.json" with { type: "json" };
+import { encodeMeaning, meaningSimilarity } from "./semantic.js";
 
 /** A retrieved text as the relevance model reads it: an FAQ unit has its question apart from its answer. */
 export interface Passage {
@@ -12,17 +13,31 @@ export interface Passage {
   similarity: number;
 }
 
+/** A passage with how close its meaning is to the question's (src/ai/semantic.ts). */
+interface Read extends Passage {
+  meaning: number;
+}
+
 /**
  * A retrieved chunk as a passage: an FAQ unit (src/knowledge/faq.ts) has its question on its first line, which is also
  * the last part of its title ("Cards FAQ › How do I block my card?").
  */
 export function passageOf(chunk: { title: string | null; sourceTitle: string; content: string; similarity: number }): Passage {
-  const [first = "", ...rest] = chunk.content.split("\n");
+  const lines = chunk.content.split("\n");
   const heading = chunk.title?.split(" › ").at(-1)?.trim();
-  const unit = rest.length > 0 && heading !== undefined && first.trim() === heading;
+  // A chapter title with no text of its own ("Cards") may stand above the question.
+  const at = heading ? lines.slice(0, 3).findIndex((line) => line.trim() === heading) : -1;
+  const body =
+    at >= 0
+      ? lines
+          .slice(at + 1)
+          .join("\n")
+          .trim()
+      : "";
+  const unit = at >= 0 && body !== "";
   return {
-    question: unit ? heading : null,
-    body: unit ? rest.join("\n").trim() : chunk.content,
+    question: unit ? heading! : null,
+    body: unit ? body : chunk.content,
     title: chunk.title ?? chunk.sourceTitle,
     similarity: chunk.similarity,
   };
@@ -39,6 +54,8 @@ export interface RelevanceFeatures {
   /** Cosine of the intent profiles of the question and the passage. */
   intentMatch: number;
   similarity: number;
+  /** Cosine of the sentence encodings of the question and the FAQ question (or the passage's first words). */
+  meaning: number;
   /** How specific the most specific word of the question that the passage lacks is (0: it lacks none). */
   missing: number;
 }
@@ -49,6 +66,7 @@ export const featureNames = [
   "questionPrecision",
   "intentMatch",
   "similarity",
+  "meaning",
   "missing",
 ] as const satisfies ReadonlyArray<keyof RelevanceFeatures>;
 
@@ -56,11 +74,14 @@ export interface RelevanceModel {
   /** Logistic weights of the features: the probability that one passage answers the question. */
   passage: { bias: number; weights: Record<(typeof featureNames)[number], number> };
   /**
-   * Whether the best passage is an answer at all, from its log-odds and its lead over the next passage: the
-   * probability must reach `threshold`, chosen by the calibration for a stated precision.
+   * Whether the best passage is an answer at all: a logistic model of its log-odds, its lead over the next passage
+   * and a few of its features (the passage model ranks within one question; this one judges across questions).
+   * The probability must reach `threshold`, chosen by the calibration for a stated precision.
    */
-  decision: { bias: number; top: number; lead: number; threshold: number };
+  decision: { bias: number; weights: Record<(typeof decisionInputs)[number], number>; threshold: number };
 }
+
+export const decisionInputs = ["top", "lead", "meaning", "coverage", "questionPrecision"] as const;
 
 // Fitted by `npm run calibrate:answers` on the development set (test/fixtures/answers); see the file's `calibration`.
 export const relevanceModel: RelevanceModel = weights;
@@ -142,11 +163,21 @@ function weightedShare(terms: string[], weight: (t: string) => number, strength:
 }
 
 /** The features of each passage for one question. */
-export function relevanceFeatures(query: string, passages: Passage[], lexicon: Lexicon = bankingLexicon()): RelevanceFeatures[] {
+export async function relevanceFeatures(query: string, passages: Passage[]): Promise<RelevanceFeatures[]> {
+  const [asked, ...meanings] = await encodeMeaning([query, ...passages.map((p) => p.question ?? p.body)]);
+  return lexicalFeatures(
+    query,
+    passages.map((p, i) => ({ ...p, meaning: Math.max(0, meaningSimilarity(asked ?? null, meanings[i] ?? null)) })),
+    bankingLexicon(),
+  );
+}
+
+function lexicalFeatures(query: string, passages: Read[], lexicon: Lexicon): RelevanceFeatures[] {
   const matcher = new TermMatcher(lexicon);
   const queryTerms = [...new Set(contentTerms(query))];
   const idf = (t: string) => lexicon.idf(t);
-  const maxIdf = Math.max(1, ...queryTerms.map(idf));
+  // A word never seen in customers' queries is the most specific there is: the top of the scale.
+  const rarest = lexicon.idf("");
   const queryProfile = lexicon.profile(queryTerms);
   return passages.map((passage) => {
     const question = new Set(contentTerms(passage.question ?? ""));
@@ -164,13 +195,14 @@ export function relevanceFeatures(query: string, passages: Passage[], lexicon: L
     const queryWords = new Set(queryTerms);
     const questionPrecision = a.question.size ? weightedShare([...a.question], idf, (t) => matcher.strength(t, queryWords)) : 0;
     let missing = 0;
-    for (const t of queryTerms) if (strength(t) < 0.5) missing = Math.max(missing, idf(t) / maxIdf);
+    for (const t of queryTerms) if (strength(t) < 0.5) missing = Math.max(missing, idf(t) / rarest);
     return {
       coverage,
       questionCoverage,
       questionPrecision,
       intentMatch: Math.max(0, cosine(queryProfile, a.profile)),
       similarity: Math.max(0, Math.min(1, passage.similarity)),
+      meaning: passage.meaning,
       missing: queryTerms.length ? missing : 1,
     };
   });
@@ -185,15 +217,33 @@ export function relevanceLogit(features: RelevanceFeatures, model: RelevanceMode
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 
-/** Each passage's log-odds of answering the question, in the passages' order. */
-export function scorePassages(query: string, passages: Passage[]): number[] {
-  return relevanceFeatures(query, passages).map((f) => relevanceLogit(f));
+export interface Ranked {
+  /** Each passage's log-odds of answering the question, in the passages' order. */
+  logits: number[];
+  features: RelevanceFeatures[];
 }
 
-/** The probability that the best of some passages answers the question: its log-odds, and its lead over the second. */
-export function answerProbability(top: number, second: number, model: RelevanceModel = relevanceModel): number {
-  const { bias, top: wTop, lead } = model.decision;
-  return sigmoid(bias + wTop * top + lead * (top - (Number.isFinite(second) ? second : top - 10)));
+export async function rankPassages(query: string, passages: Passage[]): Promise<Ranked> {
+  const features = await relevanceFeatures(query, passages);
+  return { logits: features.map((f) => relevanceLogit(f)), features };
+}
+
+/** What the decision model reads of passage `best` among the ranked ones. */
+export function decisionInput(ranked: Ranked, best: number): Record<(typeof decisionInputs)[number], number> {
+  const top = ranked.logits[best]!;
+  const others = ranked.logits.filter((_, i) => i !== best);
+  // Alone, a passage leads by as much as a clear winner does.
+  const second = others.length ? Math.max(...others) : top - 10;
+  const f = ranked.features[best]!;
+  return { top, lead: top - second, meaning: f.meaning, coverage: f.coverage, questionPrecision: f.questionPrecision };
+}
+
+/** The probability that passage `best` is the answer to the question. */
+export function answerProbability(ranked: Ranked, best: number, model: RelevanceModel = relevanceModel): number {
+  const input = decisionInput(ranked, best);
+  let z = model.decision.bias;
+  for (const name of decisionInputs) z += model.decision.weights[name] * input[name];
+  return sigmoid(z);
 }
 
 /** The 0..1 score a knowledge hit shows: a passage's probability on its own. */

