@@ -48,7 +48,7 @@ export async function encodeMeaning(texts: string[]): Promise<Array<Float32Array
     if (!encoder) return texts.map(() => null);
     const vectors = await encoder.embed(missing);
     if (cache.size + missing.length > cacheSize) cache.clear();
-    missing.forEach((key, i) => cache.set(key, normalised(vectors[i]!)));
+    for (const [i, key] of missing.entries()) cache.set(key, normalised(vectors[i]!));
   }
   return keys.map((k) => cache.get(k) ?? null);
 }
