@@ -1,3 +1,4 @@
+import { developmentSetDir, seedDevelopmentSet } from "../evaluations/demo-set.js";
 import type { Services } from "../services.js";
 import { createTenant } from "./create-tenant.js";
 
@@ -11,14 +12,16 @@ export interface DemoTenant {
 /**
  * On the first start against an empty database, a demo tenant so that a newcomer can try the
  * service at once. Runs in a transaction-free check: with several instances starting together,
- * the advisory lock makes only one of them create it.
+ * the advisory lock makes only one of them create it. It knows the development set's FAQ and has its questions as
+ * its evaluation set, so that `npm run eval` works out of the box.
  */
-export async function ensureDemoTenant(services: Services): Promise<DemoTenant | null> {
+export async function ensureDemoTenant(services: Services, evaluationSetDir = developmentSetDir): Promise<DemoTenant | null> {
   const lock = 7_270_736_901;
   await services.db.sql.query("SELECT pg_advisory_lock($1)", [lock]);
   try {
     if ((await services.db.prisma.tenant.count()) > 0) return null;
     const created = await createTenant(services.db.prisma, demoTenantName);
+    await seedDevelopmentSet(services, created.tenantId, evaluationSetDir);
     return { tenantId: created.tenantId, apiKey: created.apiKey };
   } finally {
     await services.db.sql.query("SELECT pg_advisory_unlock($1)", [lock]);
