@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { runScript } from "../helpers/process.js";
@@ -60,6 +63,24 @@ describe("npm run eval", () => {
     expect(await refused.exit()).toBe(2);
     expect(refused.stderr()).toContain("The service answered 403");
   }, 120_000);
+
+  it.runIf(!process.env.DATABASE_URL)(
+    "refuses --tenant while a service holds the embedded database, and points to --url and --key",
+    async () => {
+      const dataDir = mkdtempSync(path.join(tmpdir(), "parley-eval-"));
+      try {
+        // The lock a running service leaves beside its embedded database, held by a live process: this one.
+        writeFileSync(path.join(dataDir, "pglite.lock"), String(process.pid));
+        const refused = runScript("src/cli/eval.ts", ["--tenant", bank.tenantId], { ...env, DATA_DIR: dataDir });
+        expect(await refused.exit()).toBe(2);
+        expect(refused.stderr()).toMatch(/in use by process \d+/);
+        expect(refused.stderr()).toContain("--url http://host:port --key <API key>");
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
 
   it.runIf(Boolean(process.env.DATABASE_URL))(
     "runs on the database directly with --tenant",
