@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { defaultIntentClassifier, defaultIntents } from "../../src/ai/intents/defaults.js";
+
+// Everyday fee, charge and limit questions, none of them from the built-in examples.
+const feeAndLimitQuestions = [
+  "How much does it cost to send money to the United States?",
+  "What's the maximum I can pay by tapping my card?",
+  "is there a cap on wave and pay purchases",
+  "what's my daily limit",
+  "whats the fee for paying abroad",
+  "is there a charge for cash withdrawals",
+  "do you charge me for using another bank's atm",
+  "how much is an international transfer to india",
+  "what does it cost to pay in euros with my card",
+  "how much can i spend on my card in one day",
+  "is there a limit to how much i can take out",
+  "whats the most i can transfer at once",
+  "do i pay a fee for my current account? im 22",
+  "how expensive is sending money to canada",
+  "any charges if i use my card in thailand",
+  "what is the exchange fee on card payments",
+  "how much do you charge for an overdraft",
+  "can i increase my contactless limit",
+  "is there a maximum for online purchases",
+  "what is the limit for instant transfers",
+  "how much to wire 500 dollars to my mum in the states",
+  "are there fees for a paper statement",
+  "what do you charge for a new card",
+  "how much cash can i get from the machine per day",
+  "is withdrawing money at your atms free",
+  "whats the charge for a payment in pounds",
+  "what's the monthly account fee",
+  "how high is the limit on my debit card",
+  "do transfers to other banks cost anything",
+  "what's the most i can pay with apple pay",
+  "is it free to send money within europe",
+  "fee for receiving money from abroad?",
+];
+
+const fraudReports = [
+  "there is a payment on my card I never made",
+  "I think I've been scammed out of 300 euros",
+  "someone hacked my online banking",
+  "my card was used without my permission",
+  "I got a text pretending to be you and I gave them my code",
+  "there are transactions I don't recognise",
+  "fraudulent charges on my account",
+  "somebody took money from my account, it wasn't me",
+  "there's a charge from a shop I've never been to",
+  "I want to report fraud",
+];
+
+describe("the built-in intents tell a fee or limit question from a fraud report", () => {
+  const classifier = defaultIntentClassifier();
+  const urgentOrHandoff = new Set(defaultIntents.filter((i) => i.urgent || i.agentType === "handoff").map((i) => i.name));
+
+  it.each(feeAndLimitQuestions)("does not take %j for fraud, nor for anything that escalates", (question) => {
+    const { intent, confidence } = classifier.classify(question);
+    expect(intent === "fraud_report" || (urgentOrHandoff.has(intent) && confidence >= 0.5)).toBe(false);
+  });
+
+  it.each(fraudReports)("still takes %j for a fraud report", (question) => {
+    const { intent, confidence } = classifier.classify(question);
+    expect(intent).toBe("fraud_report");
+    expect(confidence).toBeGreaterThanOrEqual(0.5);
+  });
+});
