@@ -13,7 +13,7 @@ export const declined = (reply: PreviewReply) => !reply.grounded && !reply.hando
 const quoted = (items: string[]) => items.map((i) => `"${i}"`).join(", ");
 
 // Markdown emphasis and line breaks in a reply are presentation: "**24 hours**" contains "24 hours".
-const folded = (text: string) =>
+export const folded = (text: string) =>
   text
     .toLowerCase()
     .replace(/\*\*|__|`/g, "")

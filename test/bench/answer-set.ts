@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { passageOf } from "../../src/ai/relevance.js";
+import { folded } from "../../src/evaluations/judge.js";
 import type { TestApp } from "../helpers/app.js";
 
 /** A question of an answers set (test/fixtures/answers/README.md). */
@@ -36,13 +37,6 @@ export function readAnswerSet(name: string): AnswerSet {
   const cases = JSON.parse(readFileSync(path.join(dir, "questions.json"), "utf8")) as AnswerCase[];
   return { name, sources, cases };
 }
-
-const folded = (text: string) =>
-  text
-    .toLowerCase()
-    .replace(/\*\*|__|`/g, "")
-    .replace(/\s+/g, " ")
-    .trim();
 
 /** Whether a retrieved chunk is the case's FAQ entry. */
 export function isEntry(chunk: { title: string | null; sourceTitle?: string; content: string }, faq: string): boolean {
