@@ -38,18 +38,24 @@ export interface ConversationRow {
   status: string;
   conversations: number;
   escalated: number;
+  /** Never escalated, but the AI's last graded answer was a decline ("I'm not sure…"): the customer went unanswered. */
+  declined: number;
 }
 
-/** New conversations by bucket, channel and status, with how many of them were ever escalated. */
+/** New conversations by bucket, channel and status, with how many were ever escalated, or left with a decline. */
 export function conversationCounts(sql: AnalyticsSql, w: Window): Promise<ConversationRow[]> {
   const q = bind(w);
   return sql.query<ConversationRow>(
     `SELECT ${q.bucketOf("c.created_at")} AS bucket, c.channel, c.status,
-            count(*)::int AS conversations, count(e.conversation_id)::int AS escalated
+            count(*)::int AS conversations, count(e.conversation_id)::int AS escalated,
+            count(*) FILTER (WHERE e.conversation_id IS NULL AND last_answer.grounded = false)::int AS declined
        FROM conversations c
        -- A conversation's escalations come after it started: those of the window's conversations are in the window's range onwards.
        LEFT JOIN (SELECT DISTINCT conversation_id FROM escalations WHERE tenant_id = $1 AND created_at >= $2) e
               ON e.conversation_id = c.id
+       LEFT JOIN LATERAL (SELECT m.grounded FROM messages m
+                           WHERE m.conversation_id = c.id AND m.role = 'assistant' AND m.grounded IS NOT NULL
+                           ORDER BY m.created_at DESC LIMIT 1) last_answer ON true
       WHERE c.tenant_id = $1 AND c.created_at >= $2 AND c.created_at < $3 ${q.channel ? `AND c.channel = ${q.channel}` : ""}
       GROUP BY 1, 2, 3`,
     q.values,

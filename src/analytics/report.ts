@@ -99,6 +99,7 @@ export async function analyticsReport(services: Services, w: Window): Promise<An
   ]);
   const total = sum(conversations, (c) => c.conversations);
   const escalated = sum(conversations, (c) => c.escalated);
+  const declined = sum(conversations, (c) => c.declined);
   const answers = sum(messages, (m) => m.graded);
   const grounded = sum(messages, (m) => m.grounded);
   const inBucket = <R extends { bucket: Date }>(rows: R[], start: Date) =>
@@ -127,8 +128,8 @@ export async function analyticsReport(services: Services, w: Window): Promise<An
       ai: messagesOf(messages, "assistant"),
       agent: messagesOf(messages, "agent"),
     },
-    aiResolved: total - escalated,
-    aiResolutionRate: ratio(total - escalated, total),
+    aiResolved: total - escalated - declined,
+    aiResolutionRate: ratio(total - escalated - declined, total),
     escalated,
     escalationRate: ratio(escalated, total),
     escalations: {

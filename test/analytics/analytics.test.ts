@@ -274,3 +274,41 @@ describe("GET /api/analytics", () => {
     expect(res.body.code).toBe("VALIDATION");
   });
 });
+
+describe("AI resolution", () => {
+  it("does not count a conversation the AI left on a decline as resolved by the AI", async () => {
+    const bank = await app.tenant("Declining Bank");
+    await seed(app.services, bank.tenantId, [
+      {
+        name: "answered",
+        channel: "widget",
+        status: "open",
+        createdAt: "20T10:00:00",
+        messages: [ask("20T10:00:00", "How do I block my card?", "card"), answer("20T10:00:01", true, 30)],
+      },
+      {
+        name: "declined",
+        channel: "widget",
+        status: "open",
+        createdAt: "20T11:00:00",
+        messages: [ask("20T11:00:00", "Do you sell gold coins?", "other"), answer("20T11:00:01", false, 10)],
+      },
+      {
+        name: "declined, then answered",
+        channel: "widget",
+        status: "open",
+        createdAt: "20T12:00:00",
+        messages: [
+          ask("20T12:00:00", "Do you sell gold coins?", "other"),
+          answer("20T12:00:01", false, 10),
+          ask("20T12:01:00", "How do I block my card?", "card"),
+          answer("20T12:01:01", true, 30),
+        ],
+      },
+    ]);
+    const res = await app.request("/api/analytics?from=2026-01-20T00:00:00Z&to=2026-01-21T00:00:00Z", { key: bank.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ conversations: { total: 3 }, escalated: 0, ai_resolved: 2 });
+    expect(res.body.ai_resolution_rate).toBeCloseTo(2 / 3);
+  });
+});
