@@ -81,32 +81,47 @@ function metadataOf(intent: Intent, agentType: string, answer: Pick<Answer, "tok
 export const unreadableNotice =
   'Sorry, I can only read text messages. Please type your question, or write "agent" to talk to a person.';
 
-/** A picture, sticker or voice note: the AI cannot read it, so the customer is asked, politely, to write. */
-async function replyUnreadable(
+export const offerRefusedNotice = "All right. Is there anything else I can help you with?";
+
+/** A fixed reply of the assistant's, stored and delivered on the customer's channel like an answer. */
+async function replyWith(
   services: Services,
   msg: InboundMessage,
   base: Pick<PipelineResult, "conversationId" | "customerMessageId">,
   hooks: PipelineHooks,
+  reply: { text: string; intent: string; agentType: string; extra?: Prisma.InputJsonObject },
+  handledBy: PipelineResult["handledBy"],
 ): Promise<PipelineResult> {
   const id = newId("msg");
   hooks.onStart?.({ conversationId: base.conversationId, messageId: id });
-  const metadata: ReplyMetadata = {
-    intent: "unsupported_message",
-    confidence: 1,
-    agentType: "fallback",
-    tokensUsed: 0,
-    sources: [],
-  };
+  hooks.onDelta?.(reply.text);
+  const metadata: ReplyMetadata = { intent: reply.intent, confidence: 1, agentType: reply.agentType, tokensUsed: 0, sources: [] };
   await deliverReply(services, {
     id,
     tenantId: msg.tenantId,
     conversationId: base.conversationId,
     channel: msg.channel,
     role: "assistant",
-    content: unreadableNotice,
-    metadata: { ...metadata, received: msg.kind ?? null } as unknown as Prisma.InputJsonObject,
+    content: reply.text,
+    metadata: { ...metadata, ...reply.extra } as unknown as Prisma.InputJsonObject,
   });
-  return { ...base, reply: { id, text: unreadableNotice, metadata }, handledBy: "ai" };
+  return { ...base, reply: { id, text: reply.text, metadata }, handledBy };
+}
+
+/** A picture, sticker or voice note: the AI cannot read it, so the customer is asked, politely, to write. */
+function replyUnreadable(
+  services: Services,
+  msg: InboundMessage,
+  base: Pick<PipelineResult, "conversationId" | "customerMessageId">,
+  hooks: PipelineHooks,
+): Promise<PipelineResult> {
+  const reply = {
+    text: unreadableNotice,
+    intent: "unsupported_message",
+    agentType: "fallback",
+    extra: { received: msg.kind ?? null },
+  };
+  return replyWith(services, msg, base, hooks, reply, "ai");
 }
 
 /**
@@ -154,6 +169,16 @@ async function runPipeline(
     return { ...base, reply: null, handledBy: "human" };
   }
   if (msg.kind && msg.kind !== "text") return replyUnreadable(services, msg, base, hooks);
+  if (decision.kind === "acknowledge") {
+    return replyWith(
+      services,
+      msg,
+      base,
+      hooks,
+      { text: offerRefusedNotice, intent: intent.intent, agentType: "smalltalk" },
+      "ai",
+    );
+  }
   if (decision.kind === "escalate") {
     const notice = await escalateConversation(services, conversation, decision.reason, { intent: intent.intent });
     hooks.onStart?.({ conversationId: conversation.id, messageId: notice.messageId });

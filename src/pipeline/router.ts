@@ -1,5 +1,6 @@
 import { defaultIntentClassifier } from "../ai/intents/defaults.js";
 import type { TenantIntents } from "../ai/intents/tenant.js";
+import { answerToOffer, offeredPerson } from "../conversations/offer.js";
 import { finishedStatuses, humanStatuses, transitionConversation } from "../conversations/status.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
 import { newId } from "../db/ids.js";
@@ -17,7 +18,12 @@ export interface Intent {
   urgent: boolean;
 }
 
-export type Decision = { kind: "ai" } | { kind: "human" } | { kind: "escalate"; reason: "customer_request" | "urgent_intent" };
+export type Decision =
+  | { kind: "ai" }
+  | { kind: "human" }
+  | { kind: "escalate"; reason: "customer_request" | "urgent_intent" }
+  /** "No thanks" to the assistant's offer of a person. */
+  | { kind: "acknowledge" };
 
 export interface Routed {
   conversation: ConversationRow;
@@ -133,8 +139,20 @@ export async function routeInbound(services: Services, msg: InboundMessage): Pro
     customerMessage: stored.message,
     duplicate: stored.duplicate,
     intent,
-    decision: decide(conversation, intent),
+    decision: await replyToOffer(services, conversation, stored.message, decide(conversation, intent)),
   };
+}
+
+/** "Yes please" after the assistant offered a person hands over at once; "no thanks" is acknowledged. */
+async function replyToOffer(
+  services: Services,
+  conversation: ConversationRow,
+  message: MessageRow,
+  decision: Decision,
+): Promise<Decision> {
+  const answer = decision.kind === "ai" ? answerToOffer(message.content) : null;
+  if (!answer || !(await offeredPerson(services, conversation, message.id))) return decision;
+  return answer === "accept" ? { kind: "escalate", reason: "customer_request" } : { kind: "acknowledge" };
 }
 
 async function storeMessage(

@@ -1,0 +1,62 @@
+import type { Prisma } from "../db/generated/prisma/client.js";
+import type { Services } from "../services.js";
+
+/**
+ * A customer's answer to the assistant's offer of a person ("Would you like me to connect you with one of our
+ * team?"): "yes please" hands the conversation over at once, "no thanks" is acknowledged. Only a message that is
+ * nothing but the answer counts: "yes, but how do I…" is a question, and is answered as one.
+ */
+
+const words = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/['’`]/g, "")
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+
+const acceptOpeners = new Set(
+  "yes yeah yea yep yup ya yas y sure ok okay k please absolutely definitely of go alright i id that sounds connect put".split(
+    " ",
+  ),
+);
+const acceptWords = new Set([
+  ...acceptOpeners,
+  ..."course ahead do would like be great good nice fine right me through to someone somebody a person human agent please thanks thank you it".split(
+    " ",
+  ),
+]);
+const refuseOpeners = new Set("no nope nah n not".split(" "));
+const refuseWords = new Set([
+  ...refuseOpeners,
+  ..."now thanks thank you its fine im ok okay good all right thats need i dont it".split(" "),
+]);
+const maxWords = 8;
+
+export type OfferAnswer = "accept" | "refuse";
+
+export function answerToOffer(text: string): OfferAnswer | null {
+  const said = words(text);
+  if (!said.length || said.length > maxWords) return null;
+  const all = (set: Set<string>) => said.every((w) => set.has(w));
+  if (acceptOpeners.has(said[0]!) && all(acceptWords)) return "accept";
+  if (refuseOpeners.has(said[0]!) && all(refuseWords)) return "refuse";
+  return null;
+}
+
+/**
+ * Whether the assistant's last reply in the conversation offered a person: it could not answer (grounded false, which
+ * every engine records, whatever words it used to offer).
+ */
+export async function offeredPerson(
+  services: Services,
+  conversation: { id: string; tenantId: string },
+  excludeMessageId: string,
+): Promise<boolean> {
+  const last = await services.db.prisma.message.findFirst({
+    where: { tenantId: conversation.tenantId, conversationId: conversation.id, role: "assistant", id: { not: excludeMessageId } },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    select: { metadata: true },
+  });
+  const metadata = (last?.metadata ?? {}) as Prisma.JsonObject;
+  return metadata.grounded === false && metadata.agentType === "fallback";
+}
