@@ -54,7 +54,7 @@ export interface RelevanceFeatures {
   /** Cosine of the intent profiles of the question and the passage. */
   intentMatch: number;
   similarity: number;
-  /** Cosine of the sentence encodings of the question and the FAQ question (or the passage's first words). */
+  /** Cosine of the sentence encodings of the question and the FAQ question (0 for ordinary text). */
   meaning: number;
   /** How specific the most specific word of the question that the passage lacks is (0: it lacks none). */
   missing: number;
@@ -120,11 +120,20 @@ function typoOf(a: string, b: string): boolean {
   return editDistanceAtMost(a, b, a.length >= 8 ? 2 : 1);
 }
 
-/** How well words carry a term, cached for one question: `strength` is called for every pair of words. */
-export class TermMatcher {
-  private readonly cache = new Map<string, number>();
+/** How well words carry a term: `strength` is called for every pair of words of a question and a passage. */
+// Pairs of words recur from question to question (a knowledge base has a vocabulary): remembered per lexicon, bounded.
+const pairCaches = new WeakMap<Lexicon, Map<string, number>>();
+const maxRememberedPairs = 500_000;
 
-  constructor(private readonly lexicon: Lexicon = bankingLexicon()) {}
+export class TermMatcher {
+  private readonly cache: Map<string, number>;
+
+  constructor(private readonly lexicon: Lexicon = bankingLexicon()) {
+    const cache = pairCaches.get(lexicon) ?? new Map<string, number>();
+    if (cache.size > maxRememberedPairs) cache.clear();
+    pairCaches.set(lexicon, cache);
+    this.cache = cache;
+  }
 
   /** How well a set of words carries a term: itself 1, a misspelling of it or a strongly associated word less. */
   strength(term: string, words: Set<string>): number {
@@ -164,7 +173,9 @@ function weightedShare(terms: string[], weight: (t: string) => number, strength:
 
 /** The features of each passage for one question. */
 export async function relevanceFeatures(query: string, passages: Passage[]): Promise<RelevanceFeatures[]> {
-  const [asked, ...meanings] = await encodeMeaning([query, ...passages.map((p) => p.question ?? p.body)]);
+  // Only FAQ questions are encoded: short, and one per entry for good, where every long passage of a manual would
+  // cost the encoder milliseconds on each new question (USE reads sentences, not pages).
+  const [asked, ...meanings] = await encodeMeaning([query, ...passages.map((p) => p.question ?? "")]);
   return lexicalFeatures(
     query,
     passages.map((p, i) => ({ ...p, meaning: Math.max(0, meaningSimilarity(asked ?? null, meanings[i] ?? null)) })),

@@ -11,7 +11,7 @@ import type { Logger } from "pino";
 
 // About 50,000 remembered questions: 100 MB of 512-dimension vectors at most.
 const cacheSize = 50_000;
-// USE reads sentences; a long passage's meaning is in its first words.
+// USE reads sentences: a longer text is cut to its first words.
 const maxWords = 60;
 
 let model: Promise<EmbeddingsModel | null> | undefined;
@@ -50,7 +50,7 @@ export async function encodeMeaning(texts: string[]): Promise<Array<Float32Array
     if (cache.size + missing.length > cacheSize) cache.clear();
     for (const [i, key] of missing.entries()) cache.set(key, normalised(vectors[i]!));
   }
-  return keys.map((k) => cache.get(k) ?? null);
+  return keys.map((k) => (k ? (cache.get(k) ?? null) : null));
 }
 
 /** Loads the encoder now (about 0.2 s), so the first customer does not wait for it; says so when it cannot. */
