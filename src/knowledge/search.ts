@@ -19,8 +19,9 @@ export interface KnowledgeHit {
 // The usual RRF constant: damps the weight of the very first ranks.
 const rrfK = 60;
 const candidateFactor = 4;
-// The relevance model re-ranks a pool wider than what the caller keeps: the right FAQ entry is often not first in either ranking.
-const minCandidates = 30;
+// The relevance model re-ranks a pool wider than what the caller keeps (the right FAQ entry is often not first in
+// either ranking), but reading a pool's chunks costs: the best of the fused ranking, at most this many.
+const poolSize = 20;
 
 function fuse(rankings: string[][]): Map<string, number> {
   const fused = new Map<string, number>();
@@ -44,7 +45,7 @@ function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
 export async function searchKnowledge(services: Services, tenantId: string, query: string, topK = 5): Promise<KnowledgeHit[]> {
   const text = query.trim();
   if (!text) return [];
-  const candidates = Math.max(topK * candidateFactor, minCandidates);
+  const candidates = Math.max(topK * candidateFactor, poolSize);
   const [queryVector] = await services.embedder.embed([text]);
   const [vectorHits, textHits] = await Promise.all([
     services.vectors.search(tenantId, queryVector!, candidates),
@@ -52,6 +53,10 @@ export async function searchKnowledge(services: Services, tenantId: string, quer
   ]);
   const fused = fuse([vectorHits.map((h) => h.chunkId), textHits]);
   if (!fused.size) return [];
+  const pool = [...fused.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, Math.max(topK, poolSize))
+    .map(([id]) => id);
   const similarityOf = new Map(vectorHits.map((h) => [h.chunkId, h.score]));
   const rows = await services.db.sql.query<{
     id: string;
@@ -68,7 +73,7 @@ export async function searchKnowledge(services: Services, tenantId: string, quer
             CASE WHEN c.id = ANY($3::text[]) THEN NULL ELSE c.embedding END AS embedding
        FROM chunks c JOIN knowledge_sources s ON s.id = c.source_id
       WHERE c.tenant_id = $1 AND c.id = ANY($2::text[])`,
-    [tenantId, [...fused.keys()], [...similarityOf.keys()]],
+    [tenantId, pool, [...similarityOf.keys()]],
   );
   const hits = rows.map((row) => ({
     chunkId: row.id,
