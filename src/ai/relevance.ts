@@ -153,13 +153,6 @@ export class TermMatcher {
   }
 }
 
-interface Analysed {
-  question: Set<string>;
-  body: Set<string>;
-  title: Set<string>;
-  profile: Float32Array | null;
-}
-
 function weightedShare(terms: string[], weight: (t: string) => number, strength: (t: string) => number): number {
   let total = 0;
   let matched = 0;
@@ -190,28 +183,27 @@ function lexicalFeatures(query: string, passages: Read[], lexicon: Lexicon): Rel
   // A word never seen in customers' queries is the most specific there is: the top of the scale.
   const rarest = lexicon.idf("");
   const queryProfile = lexicon.profile(queryTerms);
+  const queryWords = new Set(queryTerms);
   return passages.map((passage) => {
     const question = new Set(contentTerms(passage.question ?? ""));
     const body = new Set(contentTerms(passage.body));
-    const a: Analysed = {
-      question,
-      body,
-      title: new Set(contentTerms(passage.title)),
-      profile: lexicon.profile(question.size ? question : body),
-    };
-    const strength = (t: string) =>
-      Math.max(matcher.strength(t, a.question), matcher.strength(t, a.body), titleWeight * matcher.strength(t, a.title));
-    const coverage = weightedShare(queryTerms, idf, strength);
-    const questionCoverage = a.question.size ? weightedShare(queryTerms, idf, (t) => matcher.strength(t, a.question)) : 0;
-    const queryWords = new Set(queryTerms);
-    const questionPrecision = a.question.size ? weightedShare([...a.question], idf, (t) => matcher.strength(t, queryWords)) : 0;
+    const title = new Set(contentTerms(passage.title));
+    const strengths = new Map(
+      queryTerms.map((t) => [
+        t,
+        Math.max(matcher.strength(t, question), matcher.strength(t, body), titleWeight * matcher.strength(t, title)),
+      ]),
+    );
+    const coverage = weightedShare(queryTerms, idf, (t) => strengths.get(t)!);
+    const questionCoverage = question.size ? weightedShare(queryTerms, idf, (t) => matcher.strength(t, question)) : 0;
+    const questionPrecision = question.size ? weightedShare([...question], idf, (t) => matcher.strength(t, queryWords)) : 0;
     let missing = 0;
-    for (const t of queryTerms) if (strength(t) < 0.5) missing = Math.max(missing, idf(t) / rarest);
+    for (const [t, strength] of strengths) if (strength < 0.5) missing = Math.max(missing, idf(t) / rarest);
     return {
       coverage,
       questionCoverage,
       questionPrecision,
-      intentMatch: Math.max(0, cosine(queryProfile, a.profile)),
+      intentMatch: Math.max(0, cosine(queryProfile, lexicon.profile(question.size ? question : body))),
       similarity: Math.max(0, Math.min(1, passage.similarity)),
       meaning: passage.meaning,
       missing: queryTerms.length ? missing : 1,
