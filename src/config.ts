@@ -27,6 +27,9 @@ const schema = z.object({
     .optional()
     .transform((v) => (v === undefined || v === "" ? false : v === "true" ? true : v)),
   WORKER_CONCURRENCY: z.coerce.number().int().positive().default(4),
+  // How long a job stays reserved for its worker without a heartbeat: on PostgreSQL, the longest a job of
+  // an instance that died waits before another takes it over (the embedded database frees them at start).
+  JOB_LEASE_MS: z.coerce.number().int().min(1_000).default(60_000),
   // Attempts at sending one reply through a provider; with the queue's backoff, 8 span about two minutes.
   SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(8),
   PUBLIC_BASE_URL: optionalString,

@@ -65,6 +65,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const realtime = createRealtimeBus(config.REDIS_URL, logger);
   const secrets = new SecretBox(loadSecretsKey(config.SECRETS_KEY, config.DATA_DIR));
   const jobs = new JobQueue(db, realtime.pubsub, logger);
+  if (db.kind === "pglite") await jobs.releaseAbandoned();
   const metrics = createMetrics(() => jobs);
   const intents = new TenantIntentModels({ db });
   const engine: Engine = config.OPENAI_API_KEY ? OpenAIEngine.fromConfig(config) : new LocalEngine();

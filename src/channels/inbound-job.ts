@@ -1,6 +1,7 @@
 import { escalateConversation } from "../conversations/escalate.js";
 import { AppError } from "../errors.js";
 import type { JobRecord } from "../jobs/queue.js";
+import { AlreadyAnswered } from "../pipeline/deliver.js";
 import type { InboundMessage } from "../pipeline/inbound.js";
 import { handleInbound, type PipelineResult } from "../pipeline/index.js";
 import type { Services } from "../services.js";
@@ -68,13 +69,14 @@ export async function answerEvent(
     });
     if (!stored) throw err;
     services.logger.warn({ err, conversationId: stored.conversation.id }, "the AI could not answer: handed to a human");
-    const notice = await escalateConversation(services, stored.conversation, "engine_failure");
-    const metadata = { intent: "handoff", confidence: 1, agentType: "handoff", tokensUsed: 0, sources: [] };
-    return {
-      conversationId: stored.conversation.id,
-      customerMessageId: stored.id,
-      reply: { id: notice.messageId, text: notice.text, metadata },
-      handledBy: "escalated",
-    };
+    const base = { conversationId: stored.conversation.id, customerMessageId: stored.id };
+    try {
+      const notice = await escalateConversation(services, stored.conversation, "engine_failure", { replyTo: stored.id });
+      const metadata = { intent: "handoff", confidence: 1, agentType: "handoff", tokensUsed: 0, sources: [] };
+      return { ...base, reply: { id: notice.messageId, text: notice.text, metadata }, handledBy: "escalated" };
+    } catch (failure) {
+      if (failure instanceof AlreadyAnswered) return { ...base, reply: null, handledBy: "duplicate" };
+      throw failure;
+    }
   }
 }

@@ -164,8 +164,10 @@ async function remember(services: Services, conversationId: string, hop: Hop, sc
 /** Menu choice 2: the conversation goes to the humans at once, without asking the AI. */
 async function handToAgent(services: Services, { event, channel }: RoutedEvent) {
   const msg = inboundMessage(channel, { ...event, text: agentChoice }, providerMessageKey(channel, event));
-  const { conversation } = await routeInbound(services, msg);
-  if (!humanStatuses.has(conversation.status)) await escalateConversation(services, conversation, "customer_request");
+  const { conversation, customerMessage } = await routeInbound(services, msg);
+  if (!humanStatuses.has(conversation.status)) {
+    await escalateConversation(services, conversation, "customer_request", { replyTo: customerMessage.id });
+  }
   return { conversationId: conversation.id, screen: { kind: "end", text: handoffNotice } as Screen };
 }
 

@@ -4,7 +4,7 @@ import { assignWaiting } from "../escalations/assign.js";
 import { publishInbox } from "../escalations/inbox.js";
 import type { EscalationPriority, EscalationReason } from "../escalations/model.js";
 import { openEscalation } from "../escalations/open.js";
-import { deliverReply } from "../pipeline/deliver.js";
+import { announceReply, type ReplyToStore, storeReply } from "../pipeline/deliver.js";
 import type { Services } from "../services.js";
 
 export const handoffNotice = "Thank you — I'm passing you to a member of our team, who will reply here as soon as possible.";
@@ -16,6 +16,8 @@ export interface EscalationRequest {
   priority?: EscalationPriority;
   teamId?: string | null;
   note?: string | null;
+  /** The customer message the handoff notice answers (AlreadyAnswered when it has a reply). */
+  replyTo?: string;
 }
 
 /**
@@ -30,24 +32,28 @@ export async function escalateConversation(
   request: EscalationRequest = {},
 ): Promise<{ messageId: string; text: string; escalationId: string }> {
   const db = scopeToTenant(services.db.prisma, conversation.tenantId);
-  const escalation = await db.$transaction((tx) =>
-    openEscalation(tx, { ...request, conversation, reason, actor: request.actor ?? "ai" }),
-  );
-  const messageId = newId("msg");
-  await deliverReply(services, {
-    id: messageId,
+  const notice: ReplyToStore = {
+    id: newId("msg"),
     tenantId: conversation.tenantId,
     conversationId: conversation.id,
     channel: conversation.channel,
     role: "assistant",
     content: handoffNotice,
     metadata: { intent: "handoff", agentType: "handoff", escalation: reason },
+    replyTo: request.replyTo,
+  };
+  // One transaction: a crash between the two would leave the customer escalated but never told.
+  const escalation = await db.$transaction(async (tx) => {
+    const opened = await openEscalation(tx, { ...request, conversation, reason, actor: request.actor ?? "ai" });
+    await storeReply(services, tx, notice);
+    return opened;
   });
+  announceReply(services, notice);
   publishInbox(services, conversation.tenantId, {
     type: "escalated",
     conversationId: conversation.id,
     escalationId: escalation.id,
   });
   await assignWaiting(services, conversation.tenantId);
-  return { messageId, text: handoffNotice, escalationId: escalation.id };
+  return { messageId: notice.id, text: handoffNotice, escalationId: escalation.id };
 }

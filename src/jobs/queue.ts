@@ -158,6 +158,19 @@ export class JobQueue {
     }
   }
 
+  /**
+   * Running jobs back to pending, for when no worker can be holding one: the embedded database is one
+   * process's, so at its start the jobs still running belong to a process that died. Their attempt counts.
+   */
+  async releaseAbandoned(): Promise<number> {
+    const rows = await this.db.sql.query(
+      `UPDATE jobs SET status = 'pending', locked_by = NULL, locked_until = NULL, updated_at = now()
+        WHERE status = 'running' RETURNING id`,
+    );
+    if (rows.length) this.logger.warn({ jobs: rows.length }, "jobs of a process that died are due again");
+    return rows.length;
+  }
+
   async extendLease(id: string, workerId: string, leaseMs: number): Promise<boolean> {
     const rows = await this.db.sql.query(
       `UPDATE jobs SET locked_until = now() + make_interval(secs => $3::double precision / 1000)

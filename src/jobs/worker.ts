@@ -14,7 +14,7 @@ export interface WorkerOptions {
   leaseMs: number;
 }
 
-const defaults: WorkerOptions = { concurrency: 4, pollMs: 1_000, leaseMs: 60_000 };
+const defaults: Omit<WorkerOptions, "leaseMs"> = { concurrency: 4, pollMs: 1_000 };
 
 /**
  * Runs handlers for the queues it is given, `concurrency` jobs at a time. `stop()` stops claiming
@@ -36,7 +36,7 @@ export class Worker {
     private readonly handlers: Record<string, JobHandler>,
     options: Partial<WorkerOptions> = {},
   ) {
-    this.options = { ...defaults, ...options };
+    this.options = { ...defaults, leaseMs: services.config.JOB_LEASE_MS, ...options };
   }
 
   private get queue(): JobQueue {

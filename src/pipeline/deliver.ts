@@ -19,48 +19,81 @@ export interface ReplyToStore {
    * session or a call, which end before a person can answer, goes out as an SMS (README, Hand-off).
    */
   via?: { channelId: string; channel: string };
+  /** The customer message this answers: it gets no other reply (AlreadyAnswered). */
+  replyTo?: string;
+}
+
+/** The customer message already has its reply (a re-run job, a repeated hop, stored by a concurrent run). */
+export class AlreadyAnswered extends Error {
+  constructor(readonly customerMessageId: string) {
+    super(`Message ${customerMessageId} is already answered`);
+  }
+}
+
+/** What a reply is stored with: a transaction of the plain or of a tenant-scoped client (their generated types differ). */
+export interface ReplyTx extends Pick<Prisma.TransactionClient, "$queryRaw"> {
+  message: { create(args: { data: Prisma.MessageUncheckedCreateInput }): PromiseLike<unknown> };
+  conversation: {
+    update(args: { where: { id: string }; data: { messageCount: { increment: number } } }): PromiseLike<unknown>;
+  };
 }
 
 /**
- * Stores a reply and, on channels that send through a provider, enqueues its delivery in the same
- * transaction (retried by the job queue); then tells live listeners (agent inbox, widget).
+ * Stores a reply within the caller's transaction and, on channels that send through a provider, enqueues
+ * its delivery (retried by the job queue). A reply to a customer message locks that message first, so
+ * that of two runs answering it at once the second finds the first's reply and stores nothing.
  */
-export async function deliverReply(services: Services, reply: ReplyToStore): Promise<void> {
+export async function storeReply(services: Services, tx: ReplyTx, reply: ReplyToStore): Promise<void> {
+  if (reply.replyTo) {
+    const [answered] = await tx.$queryRaw<Array<{ id: string }>>`
+      SELECT answer.id FROM messages asked LEFT JOIN messages answer ON answer.reply_to = asked.id
+       WHERE asked.id = ${reply.replyTo} FOR UPDATE OF asked`;
+    if (answered?.id) throw new AlreadyAnswered(reply.replyTo);
+  }
   const sends = sendsThroughProvider(reply.via?.channel ?? reply.channel);
-  await services.db.prisma.$transaction(async (tx) => {
-    await tx.message.create({
-      data: {
-        id: reply.id,
-        tenantId: reply.tenantId,
-        conversationId: reply.conversationId,
-        role: reply.role,
-        content: reply.content,
-        metadata: reply.metadata,
-        deliveryStatus: sends ? "pending" : null,
-      },
-    });
-    await tx.conversation.update({ where: { id: reply.conversationId }, data: { messageCount: { increment: 1 } } });
-    if (sends) {
-      await services.jobs.enqueue(
-        {
-          queue: sendQueue,
-          tenantId: reply.tenantId,
-          payload: { messageId: reply.id, via: reply.via ?? null },
-          dedupeKey: reply.id,
-          // A provider down longer than the retries last is a failed delivery, shown as such, never retried forever.
-          maxAttempts: services.config.SEND_MAX_ATTEMPTS,
-        },
-        tx,
-      );
-    }
+  await tx.message.create({
+    data: {
+      id: reply.id,
+      tenantId: reply.tenantId,
+      conversationId: reply.conversationId,
+      role: reply.role,
+      content: reply.content,
+      metadata: reply.metadata,
+      replyTo: reply.replyTo ?? null,
+      deliveryStatus: sends ? "pending" : null,
+    },
   });
-  if (sends) services.jobs.announce(sendQueue);
+  await tx.conversation.update({ where: { id: reply.conversationId }, data: { messageCount: { increment: 1 } } });
+  if (sends) {
+    await services.jobs.enqueue(
+      {
+        queue: sendQueue,
+        tenantId: reply.tenantId,
+        payload: { messageId: reply.id, via: reply.via ?? null },
+        dedupeKey: reply.id,
+        // A provider down longer than the retries last is a failed delivery, shown as such, never retried forever.
+        maxAttempts: services.config.SEND_MAX_ATTEMPTS,
+      },
+      tx,
+    );
+  }
+}
+
+/** After the reply's transaction committed: wakes the senders and tells live listeners (agent inbox, widget). */
+export function announceReply(services: Services, reply: ReplyToStore): void {
+  if (sendsThroughProvider(reply.via?.channel ?? reply.channel)) services.jobs.announce(sendQueue);
   services.realtime.pubsub.publish("conversation:message", reply.conversationId, {
     tenantId: reply.tenantId,
     conversationId: reply.conversationId,
     messageId: reply.id,
     role: reply.role,
   });
+}
+
+/** Stores a reply with its delivery in one transaction, then announces it. */
+export async function deliverReply(services: Services, reply: ReplyToStore): Promise<void> {
+  await services.db.prisma.$transaction((tx) => storeReply(services, tx, reply));
+  announceReply(services, reply);
 }
 
 /**

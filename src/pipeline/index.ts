@@ -6,10 +6,10 @@ import { newId } from "../db/ids.js";
 import { AppError } from "../errors.js";
 import type { Services } from "../services.js";
 import { answerInput, answerSettings, searchTextOf } from "./answer-settings.js";
-import { deliverReply } from "./deliver.js";
+import { AlreadyAnswered, deliverReply } from "./deliver.js";
 import type { InboundMessage } from "./inbound.js";
 import { retrieve } from "./retriever.js";
-import { type Intent, routeInbound } from "./router.js";
+import { type Intent, type Routed, routeInbound } from "./router.js";
 
 export interface ReplyMetadata {
   intent: string;
@@ -104,6 +104,7 @@ async function replyWith(
     role: "assistant",
     content: reply.text,
     metadata: { ...metadata, ...reply.extra } as unknown as Prisma.InputJsonObject,
+    replyTo: base.customerMessageId,
   });
   return { ...base, reply: { id, text: reply.text, metadata }, handledBy };
 }
@@ -157,9 +158,27 @@ async function runPipeline(
   took: StageTimings,
 ): Promise<PipelineResult> {
   const routed = await timed(services, took, "router", msg.channel, () => routeInbound(services, msg));
+  const base = { conversationId: routed.conversation.id, customerMessageId: routed.customerMessage.id };
+  if (routed.duplicate) return { ...base, reply: null, handledBy: "duplicate" };
+  try {
+    return await respond(services, msg, routed, hooks, took);
+  } catch (err) {
+    // A run of the same delivery stored its reply first: that one stands.
+    if (err instanceof AlreadyAnswered) return { ...base, reply: null, handledBy: "duplicate" };
+    throw err;
+  }
+}
+
+/** The reply to a routed customer message, linked to it: a customer message gets one reply at most. */
+async function respond(
+  services: Services,
+  msg: InboundMessage,
+  routed: Extract<Routed, { duplicate: false }>,
+  hooks: PipelineHooks,
+  took: StageTimings,
+): Promise<PipelineResult> {
   const { conversation, customerMessage, intent, decision } = routed;
   const base = { conversationId: conversation.id, customerMessageId: customerMessage.id };
-  if (routed.duplicate) return { ...base, reply: null, handledBy: "duplicate" };
 
   if (decision.kind === "human") {
     services.realtime.pubsub.publish("inbox:message", msg.tenantId, {
@@ -180,7 +199,10 @@ async function runPipeline(
     );
   }
   if (decision.kind === "escalate") {
-    const notice = await escalateConversation(services, conversation, decision.reason, { intent: intent.intent });
+    const notice = await escalateConversation(services, conversation, decision.reason, {
+      intent: intent.intent,
+      replyTo: customerMessage.id,
+    });
     hooks.onStart?.({ conversationId: conversation.id, messageId: notice.messageId });
     hooks.onDelta?.(notice.text);
     const metadata = metadataOf(intent, "handoff", { tokensUsed: 0, sources: [] });
@@ -221,6 +243,7 @@ async function runPipeline(
           ...metadataOf(intent, intent.agentType, { tokensUsed: 0, sources: [] }),
           partial: true,
         } as unknown as Prisma.InputJsonObject,
+        replyTo: customerMessage.id,
       });
       throw err;
     }
@@ -239,6 +262,7 @@ async function runPipeline(
       role: "assistant",
       content: answer.text,
       metadata: { ...metadata, grounded: answer.grounded } as unknown as Prisma.InputJsonObject,
+      replyTo: customerMessage.id,
     }),
   );
   if (await recordGrounding(services, conversation, answer.grounded, settings.lowConfidenceLimit)) {

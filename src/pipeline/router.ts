@@ -25,14 +25,13 @@ export type Decision =
   /** "No thanks" to the assistant's offer of a person. */
   | { kind: "acknowledge" };
 
-export interface Routed {
-  conversation: ConversationRow;
-  customerMessage: MessageRow;
-  /** The provider delivered this message before: nothing more is to be done. */
-  duplicate: boolean;
-  intent: Intent;
-  decision: Decision;
-}
+/**
+ * A customer message stored and routed; or a delivery stored and answered before (`duplicate`): nothing
+ * more is to be done. A delivery stored by a run that died before answering it is routed again.
+ */
+export type Routed =
+  | { duplicate: true; conversation: ConversationRow; customerMessage: MessageRow }
+  | { duplicate: false; conversation: ConversationRow; customerMessage: MessageRow; intent: Intent; decision: Decision };
 
 // A resolved conversation is picked up again when the customer writes within this time; after it, a new one starts.
 const reopenWindowMs = 24 * 3600_000;
@@ -128,19 +127,42 @@ function decide(conversation: ConversationRow, intent: Intent): Decision {
 
 /**
  * Finds or creates the customer's conversation (DESIGN §3), stores the message once, and decides
- * who answers it: the AI, a human already in charge, or a human now (escalation).
+ * who answers it: the AI, a human already in charge, or a human now (escalation). A delivery stored
+ * before without a reply (its run died in between) is taken up again in its own conversation.
  */
 export async function routeInbound(services: Services, msg: InboundMessage): Promise<Routed> {
-  const conversation = (await findConversation(services, msg)) ?? (await createConversation(services, msg));
+  const earlier = await storedDelivery(services, msg);
+  if (earlier?.answered) return { duplicate: true, conversation: earlier.conversation, customerMessage: earlier.message };
+  const conversation =
+    earlier?.conversation ?? (await findConversation(services, msg)) ?? (await createConversation(services, msg));
   const intent = await classifyIntent(services, msg.tenantId, msg.text);
-  const stored = await storeMessage(services, msg, conversation, intent);
+  const stored = earlier
+    ? { message: earlier.message, duplicate: false }
+    : await storeMessage(services, msg, conversation, intent);
+  if (stored.duplicate) return { duplicate: true, conversation, customerMessage: stored.message };
   return {
+    duplicate: false,
     conversation,
     customerMessage: stored.message,
-    duplicate: stored.duplicate,
     intent,
     decision: await replyToOffer(services, conversation, stored.message, decide(conversation, intent)),
   };
+}
+
+/** The provider's message as stored by an earlier delivery, with whether it has its reply. */
+async function storedDelivery(
+  services: Services,
+  msg: InboundMessage,
+): Promise<{ message: MessageRow; conversation: ConversationRow; answered: boolean } | null> {
+  if (!msg.providerMessageId) return null;
+  const found = await services.db.prisma.message.findFirst({
+    where: { tenantId: msg.tenantId, providerMessageId: msg.providerMessageId },
+    include: { conversation: true },
+  });
+  if (!found) return null;
+  const { conversation, ...message } = found;
+  const reply = await services.db.prisma.message.findUnique({ where: { replyTo: message.id }, select: { id: true } });
+  return { message, conversation, answered: reply !== null };
 }
 
 /** "Yes please" after the assistant offered a person hands over at once; "no thanks" is acknowledged. */
@@ -163,10 +185,6 @@ async function storeMessage(
 ): Promise<{ message: MessageRow; duplicate: boolean }> {
   const previous = () =>
     services.db.prisma.message.findFirst({ where: { tenantId: msg.tenantId, providerMessageId: msg.providerMessageId! } });
-  if (msg.providerMessageId) {
-    const seen = await previous();
-    if (seen) return { message: seen, duplicate: true };
-  }
   try {
     return await services.db.prisma.$transaction(async (tx) => {
       if (conversation.status === "resolved") {

@@ -16,6 +16,12 @@ export interface FakeProviders {
   /** Every send whose path matches fails this way until `recover` (a provider that is down). */
   failPath(pattern: RegExp, failure: Failure): void;
   recover(): void;
+  /** New sends wait unanswered and unrecorded until `release`: nothing reaches the provider meanwhile. */
+  hold(): void;
+  /** Answers the held sends; one whose sender hung up meanwhile never reached the provider and is dropped. */
+  release(): void;
+  /** Held sends whose sender is still connected. */
+  holding(): number;
   /** Resolves once `count` sends have arrived (or rejects after `timeoutMs`). */
   waitForSends(count: number, timeoutMs?: number): Promise<RecordedSend[]>;
   /** Runs `action` (a webhook post, say) and resolves with the send that follows it. */
@@ -98,11 +104,17 @@ export async function startFakeProviders(): Promise<FakeProviders> {
   const failures: Failure[] = [];
   const outages = new Map<RegExp, Failure>();
   const waiters = new Set<() => void>();
+  let held: Array<{ req: IncomingMessage; resume: () => void }> | null = null;
 
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks).toString("utf8");
+    if (held) {
+      const waiting = held;
+      await new Promise<void>((resume) => waiting.push({ req, resume }));
+      if (req.socket.destroyed) return;
+    }
     const path = new URL(req.url ?? "/", "http://fake").pathname;
     const send: RecordedSend = {
       method: req.method ?? "GET",
@@ -147,6 +159,15 @@ export async function startFakeProviders(): Promise<FakeProviders> {
     failNext: (...f) => failures.push(...f),
     failPath: (pattern, failure) => outages.set(pattern, failure),
     recover: () => outages.clear(),
+    hold: () => {
+      held ??= [];
+    },
+    release: () => {
+      const waiting = held ?? [];
+      held = null;
+      for (const { resume } of waiting) resume();
+    },
+    holding: () => (held ?? []).filter(({ req }) => !req.socket.destroyed).length,
     waitForSends(count, timeoutMs = 15_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
