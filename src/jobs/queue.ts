@@ -109,6 +109,8 @@ export class JobQueue {
   }
 
   /**
+   * The oldest due job of the first of `queues` (in that order of preference) that has one. A worker
+   * rotates the order after each claim, so that a backlog in one queue cannot starve the others.
    * A job whose lease ran out on its last attempt is not run again but buried in the same statement
    * (its workers keep dying or hanging on it: give up rather than crash-loop), and the next one is tried.
    */
@@ -132,12 +134,17 @@ export class JobQueue {
                 finished_at = CASE WHEN attempts < max_attempts THEN NULL ELSE now() END,
                 updated_at = now()
           WHERE id = (
-            SELECT id FROM jobs
-             WHERE queue = ANY($3::text[])
-               AND ((status = 'pending' AND run_at <= now()) OR (status = 'running' AND locked_until < now()))
-             ORDER BY run_at
-             LIMIT 1
-             FOR UPDATE SKIP LOCKED)
+            SELECT due.id
+              FROM unnest($3::text[]) WITH ORDINALITY AS wanted(queue, turn)
+             CROSS JOIN LATERAL (
+                   SELECT id FROM jobs
+                    WHERE jobs.queue = wanted.queue AND status IN ('pending', 'running')
+                      AND ((status = 'pending' AND run_at <= now()) OR (status = 'running' AND locked_until < now()))
+                    ORDER BY run_at
+                    LIMIT 1
+                    FOR UPDATE SKIP LOCKED) due
+             ORDER BY wanted.turn
+             LIMIT 1)
           RETURNING id, tenant_id, queue, payload, status, attempts, max_attempts`,
         [workerId, leaseMs, queues, "Lease expired on the last attempt: its worker died or hung"],
       );

@@ -16,6 +16,12 @@ export interface WorkerOptions {
 
 const defaults: Omit<WorkerOptions, "leaseMs"> = { concurrency: 4, pollMs: 1_000 };
 
+/** The queues in the order the next claim prefers them: the one just served goes last (round-robin). */
+export function servedLast(order: string[], served: string): string[] {
+  const at = order.indexOf(served);
+  return at === -1 ? order : [...order.slice(at + 1), ...order.slice(0, at + 1)];
+}
+
 /**
  * Runs handlers for the queues it is given, `concurrency` jobs at a time. `stop()` stops claiming
  * and waits for the jobs in hand, so a graceful shutdown loses nothing.
@@ -82,6 +88,7 @@ export class Worker {
   }
 
   private async run(queues: string[]): Promise<void> {
+    let order = queues;
     while (!this.stopped) {
       if (this.running.size >= this.options.concurrency) {
         await Promise.race(this.running);
@@ -90,11 +97,12 @@ export class Worker {
       let job: JobRecord | null = null;
       this.announced = false;
       try {
-        job = await this.queue.claim(this.id, queues, this.options.leaseMs);
+        job = await this.queue.claim(this.id, order, this.options.leaseMs);
       } catch (err) {
         if (!this.stopped) this.log.error({ err }, "claiming a job failed");
       }
       if (job) {
+        order = servedLast(order, job.queue);
         const task = this.execute(job).finally(() => this.running.delete(task));
         this.running.add(task);
         continue;

@@ -203,6 +203,45 @@ describe("claim", () => {
   });
 });
 
+describe("fair claiming across queues", () => {
+  /** A backlog of `count` due jobs in one queue, enqueued before anything else (run_at in the past). */
+  async function backlog(queue: string, count: number): Promise<void> {
+    await app.services.db.sql.query(
+      `INSERT INTO jobs (id, queue, payload, run_at, updated_at)
+       SELECT 'job_backlog_' || $1 || '_' || g, $1, '{}'::jsonb, now() - interval '1 minute' + g * interval '1 millisecond', now()
+         FROM generate_series(1, $2::int) g`,
+      [queue, count],
+    );
+  }
+
+  it("claims from the first queue of the given order that has a due job, whatever the other queues' backlog", async () => {
+    const [inbound, send] = [freshQueue(), freshQueue()];
+    await backlog(inbound, 50);
+    const sendId = await jobs.enqueue({ queue: send });
+    expect((await jobs.claim("worker-a", [send, inbound], 30_000))?.id).toBe(sendId);
+    expect((await jobs.claim("worker-a", [send, inbound], 30_000))?.queue).toBe(inbound);
+  });
+
+  it("has a worker claim an outbound send enqueued behind a backlog of 300 inbound jobs at its next turn", async () => {
+    const [inbound, send] = [freshQueue(), freshQueue()];
+    await backlog(inbound, 300);
+    await jobs.enqueue({ queue: send });
+    const claimed: string[] = [];
+    const record = async (job: { queue: string }) => {
+      claimed.push(job.queue);
+    };
+    const worker = new Worker(app.services, { [inbound]: record, [send]: record }, { concurrency: 1, pollMs: 25 });
+    worker.start();
+    try {
+      await vi.waitFor(() => expect(claimed).toContain(send), { timeout: 60_000, interval: 20 });
+    } finally {
+      await worker.stop();
+    }
+    // Round-robin: one inbound job, then the send, although 299 older inbound jobs were still due.
+    expect(claimed.indexOf(send)).toBeLessThanOrEqual(1);
+  });
+});
+
 describe("fail", () => {
   it("schedules a failed job again after an exponential backoff with jitter", async () => {
     const queue = freshQueue();
