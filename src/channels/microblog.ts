@@ -40,9 +40,23 @@ export const microblog: ChannelAdapter<Credentials> = {
 /** `sha256=<base64 HMAC-SHA256(consumer secret, data)>`: X's form for both the CRC answer and event signatures. */
 const xSignature = (secret: string, data: string | Buffer) => `sha256=${hmac("sha256", secret, data, "base64")}`;
 
+/**
+ * X's CRC tokens are short base64 or hex strings. Since the CRC answer and an event signature share one
+ * form and one key, only tokens of that shape are signed: none of them is a JSON object, so no CRC answer
+ * is ever a valid signature for an event body.
+ */
+const crcTokenShape = /^[A-Za-z0-9+/=_-]{1,256}$/;
+
+/** An event body is a JSON object: its first non-blank byte is `{`, which no CRC token contains. */
+const looksLikeEvent = (body: Buffer) => body.toString("utf8").trimStart().startsWith("{");
+
 function verify(req: WebhookRequest, channel: ConfiguredChannel): boolean {
   const secret = channel.credentials.consumer_secret;
-  return Boolean(secret) && safeEqual(headerOf(req, "x-twitter-webhooks-signature"), xSignature(secret!, req.rawBody));
+  return (
+    Boolean(secret) &&
+    looksLikeEvent(req.rawBody) &&
+    safeEqual(headerOf(req, "x-twitter-webhooks-signature"), xSignature(secret!, req.rawBody))
+  );
 }
 
 /**
@@ -83,12 +97,15 @@ export const microblogWebhook: WebhookEndpoint = { types: ["microblog"], parse, 
  * X's challenge-response check (CRC): `crc_token` signed with the app's consumer secret. The GET
  * names no account, so the secret is the one every configured account shares (one X app serving
  * many accounts, X's own model); a tenant with an app of its own registers the URL with
- * `?account=<its user id>`. Anything else is 403, so a stranger learns nothing.
+ * `?account=<its user id>`. Anything else is 403, so a stranger learns nothing; and only a token of
+ * X's shape is signed, so that the answer is no signing oracle for event bodies.
  */
 export async function answerMicroblogCrc(services: Services, req: Request, res: Response): Promise<void> {
   const q = req.query as Record<string, string | undefined>;
   const crcToken = q.crc_token;
-  if (!crcToken) throw new AppError("FORBIDDEN", "Not a CRC request: crc_token is missing");
+  if (!crcToken || !crcTokenShape.test(crcToken)) {
+    throw new AppError("FORBIDDEN", "Not a CRC request: crc_token is missing or not a token");
+  }
   const candidates = q.account
     ? [await channelByRoutingKey(services, "microblog", q.account)].filter((c) => c !== null)
     : await enabledChannelsOf(services, "microblog");
