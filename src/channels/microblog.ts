@@ -3,11 +3,12 @@ import { z } from "zod";
 import { AppError } from "../errors.js";
 import type { Services } from "../services.js";
 import type { ChannelAdapter, ChannelEvent, ConfiguredChannel, WebhookEndpoint, WebhookRequest } from "./adapter.js";
+import { claimsOf } from "./claims.js";
 import { formatForChannel } from "./format.js";
 import { asArray, asObject, asText, headerOf, jsonBody } from "./payload.js";
 import { postJson } from "./provider-http.js";
 import { hmac, safeEqual } from "./signatures.js";
-import { channelByRoutingKey, enabledChannelsOf } from "./store.js";
+import { enabledChannelsOf } from "./store.js";
 
 // The short-post social channel's direct messages (X Account Activity API;
 // ../shared/providers/x-account-activity.md). The X app's consumer secret signs both the CRC
@@ -93,6 +94,13 @@ function parse(req: WebhookRequest): ChannelEvent[] {
 
 export const microblogWebhook: WebhookEndpoint = { types: ["microblog"], parse, verify };
 
+/** The channels whose app may answer for an account: its verified claim, or before any proof every claim. */
+async function accountApps(services: Services, account: string): Promise<ConfiguredChannel[]> {
+  const claims = await claimsOf(services, "microblog", account);
+  const verified = claims.filter((c) => c.verified);
+  return (verified.length ? verified : claims).map((c) => c.channel);
+}
+
 /**
  * X's challenge-response check (CRC): `crc_token` signed with the app's consumer secret. The GET
  * names no account, so the secret is the one every configured account shares (one X app serving
@@ -106,9 +114,7 @@ export async function answerMicroblogCrc(services: Services, req: Request, res: 
   if (!crcToken || !crcTokenShape.test(crcToken)) {
     throw new AppError("FORBIDDEN", "Not a CRC request: crc_token is missing or not a token");
   }
-  const candidates = q.account
-    ? [await channelByRoutingKey(services, "microblog", q.account)].filter((c) => c !== null)
-    : await enabledChannelsOf(services, "microblog");
+  const candidates = q.account ? await accountApps(services, q.account) : await enabledChannelsOf(services, "microblog");
   const secrets = new Set(candidates.map((c) => c.credentials.consumer_secret).filter((s): s is string => Boolean(s)));
   if (secrets.size !== 1) {
     throw new AppError(

@@ -4,10 +4,11 @@ import { applyDecision, type RateLimits } from "../http/rate-limit.js";
 import type { Services } from "../services.js";
 import { tenantRateLimit } from "../tenants/settings.js";
 import type { ChannelEvent, ConfiguredChannel, WebhookEndpoint, WebhookRequest } from "./adapter.js";
+import { claimantOf } from "./claims.js";
 import { inboundQueue } from "./inbound-job.js";
 import { adapterFor } from "./registry.js";
 import { safeEqual } from "./signatures.js";
-import { channelByRoutingKey, channelByToken } from "./store.js";
+import { channelByToken } from "./store.js";
 
 export const webhookBodyLimit = 1024 * 1024;
 
@@ -43,9 +44,10 @@ async function channelOfToken(services: Services, endpoint: WebhookEndpoint, req
 }
 
 /**
- * Every event with the tenant channel it belongs to. Events for routing keys no tenant owns are
- * dropped (and logged) rather than refused, so that a provider does not retry them forever; a
- * request whose signature does not match a channel it names is refused whole.
+ * Every event with the tenant channel it belongs to: the channel claiming the event's account whose
+ * credentials verify the request (claims.ts). Events for accounts no channel claims are dropped (and
+ * logged) rather than refused, so that a provider does not retry them forever; a request that no claim
+ * of an account it names verifies is refused whole.
  */
 async function routeEvents(
   services: Services,
@@ -61,8 +63,10 @@ async function routeEvents(
     if (!channel) {
       const key = `${event.type}:${event.routingKey}`;
       if (!channels.has(key)) {
-        const found = event.routingKey ? await channelByRoutingKey(services, event.type, event.routingKey) : null;
-        if (found && !endpoint.verify?.(req, found)) throw new AppError("AUTH_INVALID", "Invalid webhook signature");
+        const found = event.routingKey
+          ? await claimantOf(services, event.type, event.routingKey, (c) => endpoint.verify?.(req, c) ?? false)
+          : null;
+        if (found === "unverified") throw new AppError("AUTH_INVALID", "Invalid webhook signature");
         channels.set(key, found);
       }
       channel = channels.get(key) ?? null;
