@@ -8,6 +8,7 @@ import { claimantOf } from "./claims.js";
 import { inboundQueue } from "./inbound-job.js";
 import { adapterFor } from "./registry.js";
 import { safeEqual } from "./signatures.js";
+import { markUnrouted } from "./source-limit.js";
 import { channelByToken } from "./store.js";
 
 export const webhookBodyLimit = 1024 * 1024;
@@ -107,7 +108,9 @@ export async function verifiedEvents(
 ): Promise<Array<{ event: ChannelEvent; channel: ConfiguredChannel }>> {
   // A token is checked before the body is read: without it the request is nobody's.
   const tokenChannel = endpoint.tokenOf ? await channelOfToken(services, endpoint, req) : null;
-  const routed = await routeEvents(services, endpoint, req, endpoint.parse(req), tokenChannel);
+  const events = endpoint.parse(req);
+  const routed = await routeEvents(services, endpoint, req, events, tokenChannel);
+  if (events.length && !routed.length) markUnrouted(res);
   if (routed.length) {
     await countPerChannel(
       services,
