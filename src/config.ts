@@ -22,6 +22,10 @@ const schema = z.object({
   VECTOR_INDEX: z.enum(["auto", "pgvector", "memory"]).default("auto"),
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(120),
   RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().default(60),
+  // Failed webhook requests (bad signature or token, malformed body, unknown account) one client address may
+  // make per window before all its webhook requests are refused with 429 (src/channels/source-limit.ts).
+  WEBHOOK_FAILURE_MAX: z.coerce.number().int().positive().default(120),
+  WEBHOOK_FAILURE_WINDOW_S: z.coerce.number().int().positive().default(60),
   TRUST_PROXY: z
     .string()
     .optional()

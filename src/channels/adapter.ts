@@ -102,6 +102,11 @@ export interface ChannelAdapter<C = Record<string, string>> {
   secretFields: readonly string[];
   /** The provider's identifier that routes inbound events to this tenant. */
   routingKeyOf(credentials: C, settings: ChannelSettings): string;
+  /**
+   * Whether inbound requests find the channel by a secret of its own (a token) rather than by its provider
+   * account: such a channel has no account claim to prove (see claims.ts).
+   */
+  routedByToken?(settings: ChannelSettings): boolean;
   /** The token a provider sends alone, when the channel authenticates that way (see WebhookEndpoint.tokenOf). */
   webhookTokenOf?(credentials: C): string | null;
   /** The reply as the channel shows it: formatting converted, cut cleanly to the channel's limits. */

@@ -31,6 +31,7 @@ export const botmsg: ChannelAdapter<Credentials> = {
   secretFields: ["bot_token", "secret_token"],
   routingKeyOf: (c) => botIdOf(c.bot_token),
   webhookTokenOf: (c) => c.secret_token,
+  routedByToken: () => true,
   // Without parse_mode Telegram shows the text as sent: markdown marks would appear literally.
   format: (text, settings) => formatForChannel(text, { plainText: true, maxChars: 4096 }, settings),
   async send({ channel, config, signal }, message) {

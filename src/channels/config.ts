@@ -85,7 +85,9 @@ function checked<T>(type: string, part: "credentials" | "settings", schema: z.Zo
 /**
  * Creates or changes a tenant's channel. Credentials merge into the stored ones (a secret is
  * changed without sending the others again; null removes a field) and are validated as a whole for
- * the channel type; the routing key follows from them.
+ * the channel type; the routing key follows from them. Saving claims the provider account the routing
+ * key names and never tells whether another channel claims it too: a new or changed account is pending
+ * until a signed delivery proves it (claims.ts).
  */
 export async function saveChannel(
   { services, db, tenantId }: { services: Services; db: TenantDb; tenantId: string },
@@ -103,26 +105,21 @@ export async function saveChannel(
   const settings = adapter.settings ? checked(type, "settings", adapter.settings, combined) : combined;
   const credentials = checked(type, "credentials", adapter.credentialsFor?.(settings) ?? adapter.credentials, merged);
   const token = adapter.webhookTokenOf?.(credentials) ?? null;
+  const routingKey = adapter.routingKeyOf(credentials, settings);
+  const sameAccount =
+    existing?.routingKey === routingKey && (existing.settings as ChannelSettings).provider === settings.provider;
   const data = {
     name: input.name ?? existing?.name ?? type,
     enabled: input.enabled ?? existing?.enabled ?? true,
-    routingKey: adapter.routingKeyOf(credentials, settings),
+    routingKey,
+    // The proof stays with the account it proved; a claim on another account starts over.
+    ...(sameAccount ? {} : { verifiedRoutingKey: null }),
     credentials: services.secrets.sealJson(credentials),
     webhookTokenHash: token ? webhookTokenHash(token) : null,
     settings: settings as Prisma.InputJsonObject,
   };
-  try {
-    if (existing) return { row: await db.channel.update({ where: { id: existing.id }, data }), created: false };
-    return { row: await db.channel.create({ data: { id: newId("chn"), tenantId, type, ...data } }), created: true };
-  } catch (err) {
-    if ((err as { code?: string }).code === "P2002") {
-      // Never say whose it is: another tenant's configuration is not this tenant's business.
-      throw new AppError("VALIDATION", `This ${type} account is already connected to a channel`, [
-        { path: "credentials", message: "routing key already in use" },
-      ]);
-    }
-    throw err;
-  }
+  if (existing) return { row: await db.channel.update({ where: { id: existing.id }, data }), created: false };
+  return { row: await db.channel.create({ data: { id: newId("chn"), tenantId, type, ...data } }), created: true };
 }
 
 /**

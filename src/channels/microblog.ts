@@ -3,11 +3,12 @@ import { z } from "zod";
 import { AppError } from "../errors.js";
 import type { Services } from "../services.js";
 import type { ChannelAdapter, ChannelEvent, ConfiguredChannel, WebhookEndpoint, WebhookRequest } from "./adapter.js";
+import { claimsOf } from "./claims.js";
 import { formatForChannel } from "./format.js";
 import { asArray, asObject, asText, headerOf, jsonBody } from "./payload.js";
 import { postJson } from "./provider-http.js";
 import { hmac, safeEqual } from "./signatures.js";
-import { channelByRoutingKey, enabledChannelsOf } from "./store.js";
+import { enabledChannelsOf } from "./store.js";
 
 // The short-post social channel's direct messages (X Account Activity API;
 // ../shared/providers/x-account-activity.md). The X app's consumer secret signs both the CRC
@@ -40,9 +41,23 @@ export const microblog: ChannelAdapter<Credentials> = {
 /** `sha256=<base64 HMAC-SHA256(consumer secret, data)>`: X's form for both the CRC answer and event signatures. */
 const xSignature = (secret: string, data: string | Buffer) => `sha256=${hmac("sha256", secret, data, "base64")}`;
 
+/**
+ * X's CRC tokens are short base64 or hex strings. Since the CRC answer and an event signature share one
+ * form and one key, only tokens of that shape are signed: none of them is a JSON object, so no CRC answer
+ * is ever a valid signature for an event body.
+ */
+const crcTokenShape = /^[A-Za-z0-9+/=_-]{1,256}$/;
+
+/** An event body is a JSON object: its first non-blank byte is `{`, which no CRC token contains. */
+const looksLikeEvent = (body: Buffer) => body.toString("utf8").trimStart().startsWith("{");
+
 function verify(req: WebhookRequest, channel: ConfiguredChannel): boolean {
   const secret = channel.credentials.consumer_secret;
-  return Boolean(secret) && safeEqual(headerOf(req, "x-twitter-webhooks-signature"), xSignature(secret!, req.rawBody));
+  return (
+    Boolean(secret) &&
+    looksLikeEvent(req.rawBody) &&
+    safeEqual(headerOf(req, "x-twitter-webhooks-signature"), xSignature(secret!, req.rawBody))
+  );
 }
 
 /**
@@ -79,19 +94,27 @@ function parse(req: WebhookRequest): ChannelEvent[] {
 
 export const microblogWebhook: WebhookEndpoint = { types: ["microblog"], parse, verify };
 
+/** The channels whose app may answer for an account: its verified claim, or before any proof every claim. */
+async function accountApps(services: Services, account: string): Promise<ConfiguredChannel[]> {
+  const claims = await claimsOf(services, "microblog", account);
+  const verified = claims.filter((c) => c.verified);
+  return (verified.length ? verified : claims).map((c) => c.channel);
+}
+
 /**
  * X's challenge-response check (CRC): `crc_token` signed with the app's consumer secret. The GET
  * names no account, so the secret is the one every configured account shares (one X app serving
  * many accounts, X's own model); a tenant with an app of its own registers the URL with
- * `?account=<its user id>`. Anything else is 403, so a stranger learns nothing.
+ * `?account=<its user id>`. Anything else is 403, so a stranger learns nothing; and only a token of
+ * X's shape is signed, so that the answer is no signing oracle for event bodies.
  */
 export async function answerMicroblogCrc(services: Services, req: Request, res: Response): Promise<void> {
   const q = req.query as Record<string, string | undefined>;
   const crcToken = q.crc_token;
-  if (!crcToken) throw new AppError("FORBIDDEN", "Not a CRC request: crc_token is missing");
-  const candidates = q.account
-    ? [await channelByRoutingKey(services, "microblog", q.account)].filter((c) => c !== null)
-    : await enabledChannelsOf(services, "microblog");
+  if (!crcToken || !crcTokenShape.test(crcToken)) {
+    throw new AppError("FORBIDDEN", "Not a CRC request: crc_token is missing or not a token");
+  }
+  const candidates = q.account ? await accountApps(services, q.account) : await enabledChannelsOf(services, "microblog");
   const secrets = new Set(candidates.map((c) => c.credentials.consumer_secret).filter((s): s is string => Boolean(s)));
   if (secrets.size !== 1) {
     throw new AppError(

@@ -9,6 +9,7 @@ import { answerMetaChallenge } from "./meta.js";
 import { answerMicroblogCrc, microblogWebhook } from "./microblog.js";
 import { smsWebhookFor } from "./sms.js";
 import { socialWebhook } from "./social.js";
+import { WebhookSources } from "./source-limit.js";
 import { answerSynchronously, type SynchronousEndpoint } from "./synchronous.js";
 import { answerSlackHandshake, teamchatWebhook } from "./teamchat.js";
 import { ussdWebhook } from "./ussd.js";
@@ -90,8 +91,14 @@ function metaChallenge(services: Services, path: string, types: ChannelType[]): 
   };
 }
 
-/** The inbound paths of the spec, one or two per provider. */
+/** The inbound paths of the spec, one or two per provider, each limiting the failures of a client address. */
 export function channelWebhookRoutes(services: Services, limits: RateLimits): RestRoute[] {
+  const { WEBHOOK_FAILURE_MAX: max, WEBHOOK_FAILURE_WINDOW_S: windowS } = services.config;
+  const sources = new WebhookSources(limits, { max, windowS });
+  return webhookRoutes(services, limits).map((route) => sources.guard(route));
+}
+
+function webhookRoutes(services: Services, limits: RateLimits): RestRoute[] {
   return [
     metaChallenge(services, "/api/channels/chatapp", ["chatapp"]),
     asyncWebhook(

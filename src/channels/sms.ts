@@ -94,6 +94,7 @@ export const sms: ChannelAdapter<Credentials> = {
   routingKeyOf: (c, settings) => providerOf(settings)!.routingKeyOf(c),
   // Only Africa's Talking channels have one: Twilio's requests are signed instead.
   webhookTokenOf: (c) => c.token ?? null,
+  routedByToken: (settings) => settings.provider === "africastalking",
   format: (text, settings) =>
     fitSmsSegments(gsmSafe(formatForChannel(text, { plainText: true, maxChars: 1600 }, settings)), maxSegments),
   async send(ctx, message) {

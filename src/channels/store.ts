@@ -18,12 +18,6 @@ export function openChannel(services: Pick<Services, "secrets">, row: ChannelRow
   };
 }
 
-/** The enabled channel of this type that owns a routing key, across tenants (webhooks identify the tenant this way). */
-export async function channelByRoutingKey(services: Services, type: ChannelType, routingKey: string) {
-  const row = await services.db.prisma.channel.findUnique({ where: { type_routingKey: { type, routingKey } } });
-  return row?.enabled ? openChannel(services, row) : null;
-}
-
 /** The enabled channel of these types whose webhook token this is. */
 export async function channelByToken(services: Services, types: ChannelType[], token: string) {
   const row = await services.db.prisma.channel.findFirst({

@@ -4,10 +4,12 @@ import { applyDecision, type RateLimits } from "../http/rate-limit.js";
 import type { Services } from "../services.js";
 import { tenantRateLimit } from "../tenants/settings.js";
 import type { ChannelEvent, ConfiguredChannel, WebhookEndpoint, WebhookRequest } from "./adapter.js";
+import { claimantOf } from "./claims.js";
 import { inboundQueue } from "./inbound-job.js";
 import { adapterFor } from "./registry.js";
 import { safeEqual } from "./signatures.js";
-import { channelByRoutingKey, channelByToken } from "./store.js";
+import { markUnrouted } from "./source-limit.js";
+import { channelByToken } from "./store.js";
 
 export const webhookBodyLimit = 1024 * 1024;
 
@@ -43,9 +45,10 @@ async function channelOfToken(services: Services, endpoint: WebhookEndpoint, req
 }
 
 /**
- * Every event with the tenant channel it belongs to. Events for routing keys no tenant owns are
- * dropped (and logged) rather than refused, so that a provider does not retry them forever; a
- * request whose signature does not match a channel it names is refused whole.
+ * Every event with the tenant channel it belongs to: the channel claiming the event's account whose
+ * credentials verify the request (claims.ts). Events for accounts no channel claims are dropped (and
+ * logged) rather than refused, so that a provider does not retry them forever; a request that no claim
+ * of an account it names verifies is refused whole.
  */
 async function routeEvents(
   services: Services,
@@ -61,8 +64,10 @@ async function routeEvents(
     if (!channel) {
       const key = `${event.type}:${event.routingKey}`;
       if (!channels.has(key)) {
-        const found = event.routingKey ? await channelByRoutingKey(services, event.type, event.routingKey) : null;
-        if (found && !endpoint.verify?.(req, found)) throw new AppError("AUTH_INVALID", "Invalid webhook signature");
+        const found = event.routingKey
+          ? await claimantOf(services, event.type, event.routingKey, (c) => endpoint.verify?.(req, c) ?? false)
+          : null;
+        if (found === "unverified") throw new AppError("AUTH_INVALID", "Invalid webhook signature");
         channels.set(key, found);
       }
       channel = channels.get(key) ?? null;
@@ -103,7 +108,9 @@ export async function verifiedEvents(
 ): Promise<Array<{ event: ChannelEvent; channel: ConfiguredChannel }>> {
   // A token is checked before the body is read: without it the request is nobody's.
   const tokenChannel = endpoint.tokenOf ? await channelOfToken(services, endpoint, req) : null;
-  const routed = await routeEvents(services, endpoint, req, endpoint.parse(req), tokenChannel);
+  const events = endpoint.parse(req);
+  const routed = await routeEvents(services, endpoint, req, events, tokenChannel);
+  if (events.length && !routed.length) markUnrouted(res);
   if (routed.length) {
     await countPerChannel(
       services,

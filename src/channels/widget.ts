@@ -58,9 +58,10 @@ export const widget: ChannelAdapter<Credentials> = {
   credentials,
   settings,
   secretFields: ["secret"],
-  // Tokens name their channel, so nothing routes by this key; a fingerprint of the secret keeps it unique and shows
+  // Tokens name their channel, so nothing routes by this key; a fingerprint of the secret shows
   // in the dashboard when the secret was rotated.
   routingKeyOf: (c) => createHash("sha256").update(c.secret).digest("hex").slice(0, 24),
+  routedByToken: () => true,
   format: (text, s) => formatForChannel(text, { plainText: false, maxChars: 4000 }, s),
 };
 

@@ -25,6 +25,7 @@ function channelRecord(c: ChannelFieldsFragment) {
     credentials: c.credentials,
     settings: c.settings,
     webhook_url: c.webhookUrl,
+    verification: c.verification,
     created_at: c.createdAt,
     updated_at: c.updatedAt,
   };
@@ -39,6 +40,11 @@ const ChannelRecord = z.object({
   credentials: z.record(z.string(), z.string()).describe("identifiers in clear, secrets masked"),
   settings: z.record(z.string(), z.unknown()),
   webhook_url: z.string().nullable(),
+  verification: z
+    .object({ status: z.enum(["verified", "pending", "not_required"]), instructions: z.string() })
+    .describe(
+      "the channel's claim on its provider account: pending until a delivery signed with its credentials proves it (that delivery is the first routed here)",
+    ),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -98,6 +98,22 @@ describe("microblog CRC (GET)", () => {
   it("answers 403 without a crc_token", async () => {
     expect((await app.request(path)).status).toBe(403);
   });
+
+  it("is no signing oracle: a CRC answer over an event body never verifies as that event's signature", async () => {
+    const body = dm("800000008", "100000066", { text: "Transfer everything" }, "900000000000000666");
+    const crc = await app.request(`${path}?crc_token=${encodeURIComponent(body)}&account=800000008`);
+    expect(crc.status).toBe(403);
+    expect(crc.body.response_token).toBeUndefined();
+    // Even a token that is valid JSON once padded is refused: a body of the token's shape is no event.
+    const bare = "e30=";
+    const answer = await app.request(`${path}?crc_token=${encodeURIComponent(bare)}&account=800000008`);
+    expect(answer.status).toBe(200);
+    const replayed = await post(bare, answer.body.response_token);
+    expect([401, 422]).toContain(replayed.status);
+    const forged = await post(body, sign(body, "guessed-secret-of-nobody"));
+    expect(forged.status).toBe(401);
+    expect(await inboundJobs(app, "900000000000000666")).toBe(0);
+  });
 });
 
 describe("microblog direct messages (POST)", () => {

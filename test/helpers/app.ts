@@ -72,6 +72,9 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     LOG_LEVEL: "silent",
     DATA_DIR: dataDir,
     DATABASE_URL: database.url ?? "",
+    // Every test's webhooks come from 127.0.0.1, and in a shared Redis its failures would add up across files
+    // and runs: the per-address failure limit is off unless a test sets it (test/channels/source-limit.test.ts).
+    WEBHOOK_FAILURE_MAX: "1000000",
     ...env,
   });
   const services = await createServices(config, {

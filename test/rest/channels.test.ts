@@ -105,11 +105,41 @@ describe("channel configuration", () => {
     expect((await app.request("/api/tenant/channels/chn_00000000000000000000000000", { key })).status).toBe(404);
   });
 
-  it("refuses a provider account another tenant has already connected, without saying whose", async () => {
-    const res = await put("chatapp", { credentials: { ...chatapp, verify_token: "other-verify-1" } }, otherKey);
-    expect(res.status).toBe(422);
-    expect(res.body.error).not.toContain("Config Bank");
-    expect(res.body.error).not.toContain(tenantId);
+  it("answers a claim on an account another tenant has connected exactly as one on a fresh account", async () => {
+    const { apiKey: probeKey } = await app.tenant("Probing Bank");
+    const { apiKey: freshKey } = await app.tenant("Fresh Bank");
+    const taken = await put("chatapp", { credentials: { ...chatapp, verify_token: "other-verify-1" } }, probeKey);
+    const fresh = await put(
+      "chatapp",
+      { credentials: { ...chatapp, phone_number_id: "210000000000999", verify_token: "other-verify-1" } },
+      freshKey,
+    );
+    expect(taken.status).toBe(201);
+    expect(fresh.status).toBe(201);
+    // Everything but the ids and times the two tenants chose or got is alike.
+    const shape = (body: Record<string, unknown>) => ({
+      ...body,
+      id: "",
+      routing_key: "",
+      credentials: { ...(body.credentials as object), phone_number_id: "" },
+      created_at: "",
+      updated_at: "",
+    });
+    expect(shape(taken.body)).toEqual(shape(fresh.body));
+    expect(taken.body.verification.status).toBe("pending");
+    expect(JSON.stringify(taken.body)).not.toContain(tenantId);
+  });
+
+  it("shows the channel's verification state and what completes it, in REST and GraphQL", async () => {
+    const rest = await app.request(`/api/tenant/channels/${channelId}`, { key });
+    expect(rest.body.verification).toEqual({ status: "pending", instructions: expect.stringContaining("webhook_url") });
+    const gql = await app.request("/graphql", {
+      key,
+      body: { query: `{ channel(ref: "${channelId}") { verification { status instructions } } }` },
+    });
+    expect(gql.body.data.channel.verification).toEqual(rest.body.verification);
+    const widget = await put("widget", { credentials: { secret: "widget-secret-of-config-bank-0001" } });
+    expect(widget.body.verification.status).toBe("not_required");
   });
 
   it("keeps tenants apart: another tenant can neither read nor change nor delete the channel", async () => {

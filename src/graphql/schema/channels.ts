@@ -1,8 +1,27 @@
 import type { ChannelType } from "../../channels/adapter.js";
 import { getChannel, maskedCredentials, saveChannel, webhookUrl } from "../../channels/config.js";
+import { type VerificationStatus, verificationOf } from "../../channels/verification.js";
 import { notFound } from "../../errors.js";
 import { builder } from "../builder.js";
 import { ChannelEnum } from "./conversations.js";
+
+const statuses: readonly VerificationStatus[] = ["verified", "pending", "not_required"];
+
+const VerificationStatusEnum = builder.enumType("ChannelVerificationStatus", {
+  description:
+    "verified: a signed delivery proved the provider account; pending: only a delivery signed with the channel's credentials, which proves it, is routed here; not_required: a secret of the channel's own routes its requests",
+  values: statuses,
+});
+
+const ChannelVerification = builder
+  .objectRef<{ status: VerificationStatus; instructions: string }>("ChannelVerification")
+  .implement({
+    description: "Where the channel's claim on its provider account stands",
+    fields: (t) => ({
+      status: t.field({ type: VerificationStatusEnum, resolve: (v) => v.status }),
+      instructions: t.exposeString("instructions", { description: "What the owner does to complete it" }),
+    }),
+  });
 
 export const ChannelConfig = builder.prismaObject("Channel", {
   name: "ChannelConfig",
@@ -26,6 +45,7 @@ export const ChannelConfig = builder.prismaObject("Channel", {
       description: "The address to paste in the provider's console ({token}: the channel's token, for Africa's Talking)",
       resolve: (c, _args, ctx) => webhookUrl(ctx.services, c),
     }),
+    verification: t.field({ type: ChannelVerification, resolve: (c) => verificationOf(c) }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
   }),
