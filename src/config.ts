@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { cidrList } from "./http/special-addresses.js";
 
 const optionalString = z
   .string()
@@ -52,6 +53,29 @@ const schema = z.object({
   TELEGRAM_API_URL: z.string().url().default("https://api.telegram.org"),
   X_API_URL: z.string().url().default("https://api.x.com"),
   SLACK_API_URL: z.string().url().default("https://slack.com/api"),
+  // Internal address ranges the service may fetch tenant-chosen URLs from (crawls); none unless the operator
+  // opens them, e.g. "10.20.0.0/16,fd00:1::/64" for an intranet. Separated by commas or spaces.
+  EGRESS_ALLOW_CIDRS: z
+    .string()
+    .default("")
+    .transform((value, ctx) => {
+      const cidrs = value.split(/[\s,]+/).filter(Boolean);
+      try {
+        cidrList(cidrs);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+      }
+      return cidrs;
+    }),
+  // Untrusted documents (crawled pages, uploaded PDFs) are read in worker threads with these caps.
+  EXTRACT_THREADS: z.coerce.number().int().min(1).max(32).default(2),
+  EXTRACT_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
+  // Heap of each extraction thread; a document that needs more fails instead of exhausting the process.
+  EXTRACT_MAX_HEAP_MB: z.coerce.number().int().min(64).default(512),
+  // All compressed streams of a PDF together, once decompressed: a decompression bomb stops here.
+  EXTRACT_MAX_DECOMPRESSED_MB: z.coerce.number().int().positive().default(256),
+  EXTRACT_MAX_PAGES: z.coerce.number().int().positive().default(2_000),
+  EXTRACT_MAX_CHARS: z.coerce.number().int().positive().default(5_000_000),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -12,7 +12,9 @@ import type { Config } from "./config.js";
 import { type Database, openDatabase } from "./db/client.js";
 import { loadSecretsKey, SecretBox } from "./db/encryption.js";
 import { migrate } from "./db/migrate.js";
+import { Egress } from "./http/egress.js";
 import { JobQueue } from "./jobs/queue.js";
+import { DocumentReader } from "./knowledge/extraction-pool.js";
 import { createVectorIndex, type VectorIndex } from "./knowledge/vector-index.js";
 import { createLogger } from "./logger.js";
 import { createMetrics, type Metrics } from "./metrics.js";
@@ -34,6 +36,10 @@ export interface Services {
   engine: Engine;
   embedder: Embedder;
   vectors: VectorIndex;
+  /** Outbound HTTP to URLs tenants chose: internal addresses refused unless the operator opened them. */
+  egress: Egress;
+  /** Reads crawled pages and PDFs in worker threads, within the operator's caps. */
+  reader: DocumentReader;
   /** Aborted when the process starts to stop: chat streams end on it instead of holding the shutdown up. */
   shutdown: AbortController;
 }
@@ -76,15 +82,44 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   bankingLexicon();
   await warmMeaning(logger);
   logger.info({ engine: engine.name, embedder: embedder.name, vectorIndex: vectors.kind }, "AI services ready");
+  const egress = new Egress({ allowCidrs: config.EGRESS_ALLOW_CIDRS });
+  const reader = new DocumentReader({
+    threads: config.EXTRACT_THREADS,
+    timeoutMs: config.EXTRACT_TIMEOUT_MS,
+    maxHeapMb: config.EXTRACT_MAX_HEAP_MB,
+    limits: {
+      maxChars: config.EXTRACT_MAX_CHARS,
+      maxPages: config.EXTRACT_MAX_PAGES,
+      maxDecompressedBytes: config.EXTRACT_MAX_DECOMPRESSED_MB * 1024 * 1024,
+    },
+  });
   const shutdown = new AbortController();
   // One listener per open chat stream: many at once are expected, not a leak.
   setMaxListeners(0, shutdown.signal);
-  return { config, logger, db, redis, realtime, secrets, jobs, metrics, intents, engine, embedder, vectors, shutdown };
+  return {
+    config,
+    logger,
+    db,
+    redis,
+    realtime,
+    secrets,
+    jobs,
+    metrics,
+    intents,
+    engine,
+    embedder,
+    vectors,
+    egress,
+    reader,
+    shutdown,
+  };
 }
 
 export async function closeServices(services: Services): Promise<void> {
   services.shutdown.abort();
   await services.vectors.stop();
+  await services.reader.close();
+  await services.egress.close();
   await services.realtime.close();
   services.redis?.disconnect();
   await services.db.close();

@@ -1,11 +1,9 @@
 import { createHash } from "node:crypto";
-import { extractHtml } from "./extract.js";
+import { type Egress, EgressRefusedError } from "../http/egress.js";
+import type { DocumentReader } from "./extraction-pool.js";
 import { type FetchSettings, fetchFollowing, normaliseUrl, readText, SkipError } from "./fetcher.js";
 import { loadRobots, type RobotsRules, robotsUnavailable } from "./robots.js";
 import { sitemapPages } from "./sitemap.js";
-import { assertPublicHost, PrivateAddressError } from "./ssrf.js";
-
-export { isPublicAddress } from "./ssrf.js";
 
 export interface CrawledPage {
   url: string;
@@ -17,13 +15,15 @@ export interface CrawledPage {
 }
 
 export interface CrawlOptions {
+  /** Sends every request; refuses internal addresses unless the operator opened them. */
+  egress: Egress;
+  /** Reads each page off the event loop, within the operator's caps. */
+  reader: Pick<DocumentReader, "html">;
   maxPages?: number;
   maxDepth?: number;
   maxPageBytes?: number;
   timeBudgetMs?: number;
   requestTimeoutMs?: number;
-  /** Lets a crawl reach private, loopback and link-local addresses: for a tenant's intranet, and for tests. */
-  allowPrivateNetwork?: boolean;
   userAgent?: string;
   signal?: AbortSignal;
   maxRetries?: number;
@@ -78,7 +78,6 @@ const defaults = {
   maxPageBytes: 5 * 1024 * 1024,
   timeBudgetMs: 10 * 60 * 1000,
   requestTimeoutMs: 15_000,
-  allowPrivateNetwork: false,
   userAgent: "ParleyBot/1.0 (+https://github.com/parley; knowledge-base crawler)",
   maxRetries: 3,
   onProgress: (() => {}) as NonNullable<CrawlOptions["onProgress"]>,
@@ -110,6 +109,7 @@ class Crawl {
   constructor(
     start: URL,
     private readonly config: typeof defaults,
+    private readonly reader: CrawlOptions["reader"],
     private readonly settings: FetchSettings,
     private readonly onPage: (page: CrawledPage) => Promise<void>,
   ) {
@@ -148,7 +148,8 @@ class Crawl {
     this.settings.signal.throwIfAborted();
     const fetched = await this.fetchHtml(url, depth).catch((error: unknown) => this.record(url, depth, error));
     if (!fetched) return;
-    const page = extractHtml(fetched.html, fetched.url.href);
+    const page = await this.reader.html(fetched.html, fetched.url.href).catch((error: unknown) => this.record(url, depth, error));
+    if (!page) return;
     if (depth < this.config.maxDepth) this.enqueue(page.links, depth + 1);
     if (!page.text) {
       this.report.skipped.push({ url: fetched.url.href, reason: "no text" });
@@ -199,8 +200,8 @@ class Crawl {
 
   private record(url: URL, depth: number, error: unknown): null {
     if (this.settings.signal.aborted) throw error;
-    if (error instanceof PrivateAddressError) {
-      // A start URL that redirects into a private network is refused like one that starts there.
+    if (error instanceof EgressRefusedError) {
+      // A start URL that is, or redirects to, an internal address refuses the whole crawl.
       if (depth === 0) throw new CrawlRefusedError(error.message);
       this.report.skipped.push({ url: url.href, reason: "private address" });
     } else if (error instanceof SkipError) {
@@ -252,15 +253,6 @@ function startUrlOf(startUrl: string): URL {
   return url;
 }
 
-async function refusePrivateStart(url: URL): Promise<void> {
-  try {
-    await assertPublicHost(url);
-  } catch (error) {
-    // A host that does not resolve is not refused: the crawl reports it as the start page's error.
-    if (error instanceof PrivateAddressError) throw new CrawlRefusedError(error.message);
-  }
-}
-
 /**
  * Crawls one site breadth-first from `startUrl` (and its sitemaps), politely: one request at a time,
  * robots.txt obeyed, a clear User-Agent, limits on pages, depth, size and time. Each page's main text goes
@@ -277,21 +269,19 @@ export async function crawlSite(
     maxPageBytes: options.maxPageBytes ?? defaults.maxPageBytes,
     timeBudgetMs: options.timeBudgetMs ?? defaults.timeBudgetMs,
     requestTimeoutMs: options.requestTimeoutMs ?? defaults.requestTimeoutMs,
-    allowPrivateNetwork: options.allowPrivateNetwork ?? defaults.allowPrivateNetwork,
     userAgent: options.userAgent ?? defaults.userAgent,
     maxRetries: options.maxRetries ?? defaults.maxRetries,
     onProgress: options.onProgress ?? defaults.onProgress,
   };
   const start = startUrlOf(startUrl);
-  if (!config.allowPrivateNetwork) await refusePrivateStart(start);
   const budget = AbortSignal.timeout(config.timeBudgetMs);
   const settings: FetchSettings = {
     userAgent: config.userAgent,
     requestTimeoutMs: config.requestTimeoutMs,
     maxBytes: config.maxPageBytes,
     maxRetries: config.maxRetries,
-    allowPrivateNetwork: config.allowPrivateNetwork,
+    egress: options.egress,
     signal: options.signal ? AbortSignal.any([options.signal, budget]) : budget,
   };
-  return new Crawl(start, config, settings, onPage).run(options.signal);
+  return new Crawl(start, config, options.reader, settings, onPage).run(options.signal);
 }

@@ -2,7 +2,8 @@ import { Readability } from "@mozilla/readability";
 import { type CheerioAPI, load } from "cheerio";
 import type { AnyNode, Element } from "domhandler";
 import { parseHTML } from "linkedom";
-import { extractText, getDocumentProxy } from "unpdf";
+import { getDocumentProxy } from "unpdf";
+import { decodedSize } from "./pdf-streams.js";
 
 /** Why a document gave no text, worded for the bank administrator who added it. */
 export class ExtractionError extends Error {
@@ -12,16 +13,29 @@ export class ExtractionError extends Error {
   }
 }
 
-interface ExtractedHtml {
+export interface ExtractedHtml {
   title: string;
   text: string;
   links: string[];
 }
 
-interface ExtractedPdf {
+export interface ExtractedPdf {
   title: string | null;
   pages: Array<{ page: number; text: string }>;
 }
+
+/** The operator's caps on one untrusted document (EXTRACT_MAX_* settings). */
+export interface ExtractionLimits {
+  maxChars: number;
+  maxPages: number;
+  maxDecompressedBytes: number;
+}
+
+const mib = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MiB`;
+const tooMuchText = (limits: ExtractionLimits) =>
+  new ExtractionError(
+    `The document has more than ${limits.maxChars.toLocaleString("en")} characters of text, the most this service reads.`,
+  );
 
 const skipped = new Set(["nav", "script", "style", "noscript", "template", "svg", "canvas", "iframe", "button", "select"]);
 const blocks = new Set([
@@ -144,12 +158,14 @@ function resolve(href: string | undefined, base: string): string | null {
 }
 
 /** Main text of a web page, without its navigation and footer, and the http(s) links it makes. */
-export function extractHtml(html: string, url: string): ExtractedHtml {
+export function extractHtml(html: string, url: string, limits: Pick<ExtractionLimits, "maxChars">): ExtractedHtml {
   const $ = load(html);
   const links = absoluteLinks($, url);
   const pageTitle = squash($("title").first().text()) || squash($("h1").first().text());
   const article = readableText(html, url);
-  return { title: article?.title || pageTitle || url, text: article?.text ?? fallbackText($), links };
+  const text = article?.text ?? fallbackText($);
+  if (text.length > limits.maxChars) throw tooMuchText(limits as ExtractionLimits);
+  return { title: article?.title || pageTitle || url, text, links };
 }
 
 function isPdf(bytes: Uint8Array): boolean {
@@ -178,14 +194,38 @@ async function openPdf(bytes: Uint8Array) {
   }
 }
 
-/** Text of each page of a PDF, numbered from 1 so answers can cite the page. */
-export async function extractPdf(bytes: Uint8Array): Promise<ExtractedPdf> {
+/** One page's text as pdf.js lays it out: items in reading order, a line break where pdf.js marks one. */
+async function textOfPage(pdf: Awaited<ReturnType<typeof openPdf>>, number: number): Promise<string> {
+  const content = await (await pdf.getPage(number)).getTextContent();
+  return content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\n" : "") : "")).join("");
+}
+
+/**
+ * Text of each page of a PDF, numbered from 1 so answers can cite the page. Refuses, before pdf.js
+ * decodes anything, a file whose streams decompress beyond the cap (a decompression bomb), then one
+ * with too many pages, and stops reading once the text passes its cap.
+ */
+export async function extractPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<ExtractedPdf> {
   if (!isPdf(bytes)) throw new ExtractionError("The file is not a PDF.");
+  if ((await decodedSize(bytes, limits.maxDecompressedBytes)) > limits.maxDecompressedBytes) {
+    throw new ExtractionError(
+      `The PDF decompresses to more than ${mib(limits.maxDecompressedBytes)}, the most this service reads; it may be a decompression bomb.`,
+    );
+  }
   const pdf = await openPdf(bytes);
   try {
+    if (pdf.numPages > limits.maxPages) {
+      throw new ExtractionError(`The PDF has ${pdf.numPages} pages; this service reads at most ${limits.maxPages}.`);
+    }
     const { info } = await pdf.getMetadata().catch(() => ({ info: {} as Record<string, unknown> }));
-    const { text } = await extractText(pdf, { mergePages: false });
-    const pages = text.map((content, i) => ({ page: i + 1, text: pageText(content) }));
+    const pages: ExtractedPdf["pages"] = [];
+    let chars = 0;
+    for (let number = 1; number <= pdf.numPages; number++) {
+      const text = pageText(await textOfPage(pdf, number));
+      chars += text.length;
+      if (chars > limits.maxChars) throw tooMuchText(limits);
+      pages.push({ page: number, text });
+    }
     if (pages.every((page) => page.text === "")) {
       throw new ExtractionError(
         "The PDF has no extractable text — it may be a scanned document. Upload a PDF with a text layer.",

@@ -1,12 +1,14 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { assertPublicHost } from "./ssrf.js";
+import type { Response } from "undici";
+import { type Egress, EgressRefusedError } from "../http/egress.js";
 
 export interface FetchSettings {
   userAgent: string;
   requestTimeoutMs: number;
   maxBytes: number;
   maxRetries: number;
-  allowPrivateNetwork: boolean;
+  /** Every request goes through it: internal addresses are refused at connection time. */
+  egress: Egress;
   /** Aborts everything in flight, including waits between retries: the crawl's time budget and its caller's signal. */
   signal: AbortSignal;
 }
@@ -45,7 +47,7 @@ export function normaliseUrl(url: URL): URL {
 
 /**
  * GETs a URL, following up to five redirects by hand so each hop passes `check` (the crawler's site,
- * robots and duplicate rules) and the private-address guard; retries 429 and 5xx with backoff.
+ * robots and duplicate rules) and the egress guard; retries 429 and 5xx with backoff.
  */
 export async function fetchFollowing(
   start: URL,
@@ -56,7 +58,6 @@ export async function fetchFollowing(
   let url = normaliseUrl(start);
   for (let hop = 0; ; hop++) {
     chain.add(url.href);
-    if (!settings.allowPrivateNetwork) await assertPublicHost(url);
     await check(url, hop);
     const response = await requestWithRetries(url, settings);
     if (!redirectStatuses.has(response.status)) return { url, response };
@@ -82,7 +83,8 @@ async function requestWithRetries(url: URL, settings: FetchSettings): Promise<Re
     try {
       response = await request(url, settings);
     } catch (error) {
-      if (error instanceof FetchError || settings.signal.aborted || attempt >= settings.maxRetries) throw error;
+      const final = error instanceof FetchError || error instanceof EgressRefusedError;
+      if (final || settings.signal.aborted || attempt >= settings.maxRetries) throw error;
       await sleep(backoff(attempt), undefined, { signal: settings.signal });
       continue;
     }
@@ -97,13 +99,12 @@ async function requestWithRetries(url: URL, settings: FetchSettings): Promise<Re
 async function request(url: URL, settings: FetchSettings): Promise<Response> {
   const timeout = AbortSignal.timeout(settings.requestTimeoutMs);
   try {
-    return await fetch(url, {
-      redirect: "manual",
+    return await settings.egress.fetch(url, {
       headers: { "user-agent": settings.userAgent, accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5" },
       signal: AbortSignal.any([settings.signal, timeout]),
     });
   } catch (error) {
-    if (settings.signal.aborted) throw error;
+    if (settings.signal.aborted || error instanceof EgressRefusedError) throw error;
     // A slow server is not retried: three more waits of the full timeout would stall the whole crawl.
     if (timeout.aborted) throw new FetchError(`no answer within ${settings.requestTimeoutMs / 1000} s`);
     // fetch reports every network failure as "fetch failed"; the cause says which (ECONNREFUSED, ENOTFOUND…).

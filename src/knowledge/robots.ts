@@ -1,6 +1,6 @@
 import robotsParserModule from "robots-parser";
+import { EgressRefusedError } from "../http/egress.js";
 import { type FetchSettings, fetchFollowing, readText } from "./fetcher.js";
-import { PrivateAddressError } from "./ssrf.js";
 
 export interface RobotsRules {
   /** Why the crawler may not fetch this URL, or null when it may. */
@@ -41,7 +41,7 @@ export async function loadRobots(origin: string, settings: FetchSettings): Promi
       sitemaps: robots.getSitemaps(),
     };
   } catch (error) {
-    if (settings.signal.aborted || error instanceof PrivateAddressError) throw error;
+    if (settings.signal.aborted || error instanceof EgressRefusedError) throw error;
     return disallowAll;
   }
 }

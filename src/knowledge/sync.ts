@@ -5,7 +5,7 @@ import type { JobRecord } from "../jobs/queue.js";
 import { PermanentJobError } from "../jobs/queue.js";
 import type { Services } from "../services.js";
 import { type CrawlProgress, CrawlRefusedError, type CrawlReport, crawlSite } from "./crawl.js";
-import { ExtractionError, extractPdf } from "./extract.js";
+import { ExtractionError } from "./extract.js";
 import { type IndexScope, indexPages, removePages, type StalePages, sourceTotals } from "./ingest.js";
 
 export const syncQueue = "knowledge.sync";
@@ -24,11 +24,10 @@ export async function markForSync(services: Services, tx: SyncTx, tenantId: stri
   return source;
 }
 
-/** Tenant settings that shape a crawl (DESIGN §5): limits, and whether private addresses may be crawled. */
+/** Tenant settings that shape a crawl (DESIGN §5). Which addresses it may reach is the operator's decision alone. */
 interface CrawlSettings {
   crawlMaxPages?: number;
   crawlMaxDepth?: number;
-  allowPrivateCrawl?: boolean;
 }
 
 async function setStatus(services: Services, scope: IndexScope, data: Prisma.KnowledgeSourceUpdateInput): Promise<void> {
@@ -70,7 +69,8 @@ async function crawlSource(services: Services, scope: IndexScope, url: string, s
     {
       maxPages: settings.crawlMaxPages,
       maxDepth: settings.crawlMaxDepth,
-      allowPrivateNetwork: settings.allowPrivateCrawl === true,
+      egress: services.egress,
+      reader: services.reader,
       onProgress: async (now, sofar) => {
         progress = now;
         await setStatus(services, scope, {
@@ -97,7 +97,7 @@ async function crawlSource(services: Services, scope: IndexScope, url: string, s
 
 async function extractSource(services: Services, scope: IndexScope, title: string, file: Uint8Array) {
   await setStatus(services, scope, { status: "indexing", error: null });
-  const pdf = await extractPdf(file);
+  const pdf = await services.reader.pdf(file);
   const pages = pdf.pages.map((p) => ({ url: null, page: p.page, title: pdf.title ?? title, text: p.text }));
   await indexPages(services, scope, pages, "source");
   return { pages: pages.length, report: {}, error: null };

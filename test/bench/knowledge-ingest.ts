@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { scopeToTenant } from "../../src/db/tenant-scope.js";
 import { addManualSource } from "../../src/knowledge/sources.js";
 import { startBankSite } from "../fakes/bank-site.js";
-import { UpdateTenantDocument } from "../generated.js";
+import { UpdateCrawlSettingsDocument } from "../generated.js";
 import type { TestApp } from "../helpers/app.js";
 import { manualText } from "./bank-text.js";
 import { type BenchDatabase, benchDatabases, fixed, noteRow, numberFrom, startBenchApp, thousands } from "./harness.js";
@@ -61,12 +61,12 @@ export async function benchKnowledgeIngest(): Promise<void> {
   console.log("|---|---|---:|---:|---:|---:|---:|---:|");
   try {
     for (const database of databases) {
-      const app = await startBenchApp(database);
+      // The site is on 127.0.0.1, which the service refuses to fetch unless the operator opens it (SSRF guard).
+      const app = await startBenchApp(database, { EGRESS_ALLOW_CIDRS: "127.0.0.0/8" });
       try {
         app.startWorker();
         const { tenantId, apiKey } = await app.tenant("Bench Bank");
-        // The site is on 127.0.0.1, which the crawler refuses unless the tenant allows it (SSRF guard).
-        await app.graphql(UpdateTenantDocument, { allowPrivateCrawl: true, crawlMaxPages: sitePages }, apiKey);
+        await app.graphql(UpdateCrawlSettingsDocument, { crawlMaxPages: sitePages }, apiKey);
         console.log(row("manual text", database, Buffer.byteLength(manual), await ingestManual(app, tenantId, manual)));
         console.log(row("web site", database, siteBytes, await ingestSite(app, apiKey, `${site.url}/`)));
       } finally {

@@ -10,6 +10,8 @@ export interface BankSite {
    * the crawler still retries them, without waiting.
    */
   statuses: Map<string, number>;
+  /** The path of every request received, in order. */
+  requests: string[];
   /** Keeps requests for `path` waiting until the returned function is called: a page still loading, for as long as a test needs. */
   hold(path: string): () => void;
   close(): Promise<void>;
@@ -57,10 +59,12 @@ export function defaultBankPages(): Map<string, string> {
 
 export async function startBankSite(pages = defaultBankPages()): Promise<BankSite> {
   const statuses = new Map<string, number>();
+  const requests: string[] = [];
   const held = new Map<string, Promise<void>>();
   const releases = new Set<() => void>();
   const server: Server = createServer(async (req, res) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    requests.push(path);
     await held.get(path);
     if (path === "/robots.txt") {
       res.writeHead(200, { "content-type": "text/plain" }).end("User-agent: *\nAllow: /\n");
@@ -85,6 +89,7 @@ export async function startBankSite(pages = defaultBankPages()): Promise<BankSit
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     pages,
     statuses,
+    requests,
     hold(path) {
       let release!: () => void;
       held.set(path, new Promise<void>((resolve) => (release = resolve)));

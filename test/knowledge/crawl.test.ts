@@ -2,25 +2,28 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Egress } from "../../src/http/egress.js";
 import {
   type CrawledPage,
   type CrawlOptions,
   type CrawlProgress,
   CrawlRefusedError,
   crawlSite,
-  isPublicAddress,
 } from "../../src/knowledge/crawl.js";
+import { DocumentReader } from "../../src/knowledge/extraction-pool.js";
 
-// Host names the tests pretend resolve elsewhere, to play a public site on 127.0.0.1.
-const fakeDns = vi.hoisted(() => new Map<string, string>());
-vi.mock("node:dns/promises", async (importOriginal) => {
-  const dns = await importOriginal<typeof import("node:dns/promises")>();
-  const lookup = async (host: string, options: object) => {
-    const address = fakeDns.get(host);
-    return address ? [{ address, family: 4 }] : dns.lookup(host, { ...options, all: true });
-  };
-  return { ...dns, lookup };
+// The fixture sites listen on loopback addresses, which the operator opens for these crawls as for an intranet.
+const egress = new Egress({ allowCidrs: ["127.0.0.0/8"] });
+const reader = new DocumentReader({
+  threads: 1,
+  timeoutMs: 60_000,
+  maxHeapMb: 512,
+  limits: { maxChars: 5_000_000, maxPages: 2_000, maxDecompressedBytes: 256 * 1024 * 1024 },
+});
+afterAll(async () => {
+  await reader.close();
+  await egress.close();
 });
 
 const footerText = "Fixture Bank plc, registered in Fixtureland no. 0001";
@@ -45,10 +48,10 @@ class FixtureSite {
   private busyAnswered = false;
   origin = "";
 
-  async start(): Promise<void> {
-    this.server.listen(0, "127.0.0.1");
+  async start(host = "127.0.0.1", port = 0): Promise<void> {
+    this.server.listen(port, host);
     await once(this.server, "listening");
-    this.origin = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.origin = `http://${host}:${(this.server.address() as AddressInfo).port}`;
   }
 
   stop(): Promise<void> {
@@ -84,6 +87,7 @@ class FixtureSite {
       ),
     "/about": (res) => html(res, page("About us", lorem("our history"))),
     "/intranet-link": (res) => html(res, page("Staff", lorem("staff tools"), [`http://www.localhost:${this.port}/intranet`])),
+    "/to-intranet": (res) => redirect(res, `http://127.0.0.1:${this.port}/about`),
     "/contact": (res) => html(res, page("Contact", lorem("how to reach us"))),
     "/accounts/": (res) => html(res, page("Accounts", lorem("current accounts"), ["savings", "savings?tier=gold"])),
     "/accounts/savings": (res) => html(res, page("Savings", lorem("savings accounts"))),
@@ -173,9 +177,9 @@ function redirect(res: ServerResponse, location: string): void {
   res.writeHead(302, { location }).end();
 }
 
-async function crawl(site: FixtureSite, options: CrawlOptions = {}, path = "/") {
+async function crawl(site: FixtureSite, options: Partial<CrawlOptions> = {}, path = "/") {
   const pages: CrawledPage[] = [];
-  const report = await crawlSite(`${site.origin}${path}`, { allowPrivateNetwork: true, maxRetries: 2, ...options }, async (p) => {
+  const report = await crawlSite(`${site.origin}${path}`, { egress, reader, maxRetries: 2, ...options }, async (p) => {
     pages.push(p);
   });
   const byPath = new Map(pages.map((p) => [p.url.slice(site.origin.length), p]));
@@ -324,7 +328,7 @@ describe("crawlSite on a local fixture site", () => {
 
   it("stops when its signal is aborted", async () => {
     const controller = new AbortController();
-    const report = await crawlSite(`${site.origin}/`, { allowPrivateNetwork: true, signal: controller.signal }, async () => {
+    const report = await crawlSite(`${site.origin}/`, { egress, reader, signal: controller.signal }, async () => {
       controller.abort();
     });
     expect(report).toMatchObject({ pages: 1, stoppedBecause: "aborted" });
@@ -346,59 +350,64 @@ describe("crawlSite on a local fixture site", () => {
 
 describe("server-side request forgery guard", () => {
   const site = new FixtureSite();
+  // The operator's setting as it is by default: no internal range open.
+  const closed = new Egress({ allowCidrs: [] });
   beforeAll(() => site.start());
-  afterAll(() => site.stop());
+  afterAll(async () => {
+    await site.stop();
+    await closed.close();
+  });
 
-  it("refuses a start URL on a loopback address unless private networks are allowed", async () => {
-    await expect(crawlSite(`${site.origin}/`, {}, async () => {})).rejects.toThrow(CrawlRefusedError);
-    await expect(crawlSite(`http://localhost:${site.port}/`, {}, async () => {})).rejects.toThrow(/private or reserved address/);
+  it("refuses a start URL on a loopback address, by address or by name, unless the operator opened it", async () => {
+    await expect(crawlSite(`${site.origin}/`, { egress: closed, reader }, async () => {})).rejects.toThrow(CrawlRefusedError);
+    await expect(crawlSite(`http://localhost:${site.port}/`, { egress: closed, reader }, async () => {})).rejects.toThrow(
+      /localhost resolves to (127\.0\.0\.1|::1), a private or reserved address/,
+    );
     expect(site.requests).toEqual([]);
   });
 
-  it("skips a link whose host resolves to a private address, on a site that resolves to a public one", async () => {
-    fakeDns.set("localhost", "93.184.216.34");
-    fakeDns.set("www.localhost", "10.1.2.3");
+  it("skips a link whose host resolves to a private address, on a site whose address is open", async () => {
+    const names: Record<string, string> = { localhost: "127.0.0.1", "www.localhost": "10.1.2.3" };
+    const named = new Egress({ allowCidrs: ["127.0.0.1/32"], resolver: async (host) => [{ address: names[host]!, family: 4 }] });
     try {
       const pages: string[] = [];
-      const report = await crawlSite(`http://localhost:${site.port}/intranet-link`, { maxDepth: 1 }, async (p) => {
-        pages.push(p.url);
-      });
+      const report = await crawlSite(
+        `http://localhost:${site.port}/intranet-link`,
+        { egress: named, reader, maxDepth: 1 },
+        async (p) => {
+          pages.push(p.url);
+        },
+      );
       expect(pages[0]).toBe(`http://localhost:${site.port}/intranet-link`);
       // www.localhost is the same site as localhost, so the link was followed as far as the address check.
       expect(report.skipped).toContainEqual({ url: `http://www.localhost:${site.port}/intranet`, reason: "private address" });
     } finally {
-      fakeDns.clear();
+      await named.close();
     }
   });
 
-  it("refuses a start URL that is not http(s)", async () => {
-    await expect(crawlSite("file:///etc/passwd", {}, async () => {})).rejects.toThrow(CrawlRefusedError);
+  it("refuses a start URL that redirects from an open address to an internal one, without requesting it", async () => {
+    const internal = new FixtureSite();
+    await internal.start();
+    const open = new FixtureSite();
+    await open.start("127.0.0.2", Number(internal.port));
+    const onlyOpen = new Egress({ allowCidrs: ["127.0.0.2/32"] });
+    try {
+      await expect(crawlSite(`${open.origin}/to-intranet`, { egress: onlyOpen, reader }, async () => {})).rejects.toThrow(
+        /127\.0\.0\.1 is a private or reserved address/,
+      );
+      expect(open.hits("/to-intranet")).toBe(1);
+      expect(internal.requests).toEqual([]);
+    } finally {
+      await Promise.all([open.stop(), internal.stop()]);
+      await onlyOpen.close();
+    }
   });
 
-  it.each([
-    ["8.8.8.8", true],
-    ["172.32.0.1", true],
-    ["2606:4700:4700::1111", true],
-    ["127.0.0.1", false],
-    ["10.20.30.40", false],
-    ["172.16.0.1", false],
-    ["172.31.255.255", false],
-    ["192.168.1.1", false],
-    ["169.254.169.254", false],
-    ["100.64.0.1", false],
-    ["0.0.0.0", false],
-    ["255.255.255.255", false],
-    ["::", false],
-    ["::1", false],
-    ["fe80::1", false],
-    ["fc00::1", false],
-    ["fd00:ec2::254", false],
-    ["::ffff:127.0.0.1", false],
-    ["::ffff:a00:1", false],
-    ["64:ff9b::a9fe:a9fe", false],
-    ["2002:c0a8:101::1", false],
-    ["not an address", false],
-  ])("isPublicAddress(%s) is %s", (ip, expected) => {
-    expect(isPublicAddress(ip)).toBe(expected);
-  });
+  it.each(["file:///etc/passwd", "gopher://127.0.0.1:70/1", "ftp://127.0.0.1/pub"])(
+    "refuses a start URL that is not http(s): %s",
+    async (url) => {
+      await expect(crawlSite(url, { egress, reader }, async () => {})).rejects.toThrow(CrawlRefusedError);
+    },
+  );
 });

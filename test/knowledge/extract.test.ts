@@ -2,6 +2,8 @@ import { PDFDocument, rgb, StandardFonts } from "pdf-lib";
 import { describe, expect, it } from "vitest";
 import { ExtractionError, extractHtml, extractPdf } from "../../src/knowledge/extract.js";
 
+const limits = { maxChars: 5_000_000, maxPages: 2_000, maxDecompressedBytes: 256 * 1024 * 1024 };
+
 const boilerplateHeader = `
   <header class="site-header">
     <a href="/"><img src="/logo.png" alt="Fixture Bank"></a>
@@ -36,7 +38,7 @@ const articlePage = `<!doctype html><html><head><title>Current accounts | Fixtur
 </body></html>`;
 
 describe("extractHtml", () => {
-  const page = extractHtml(articlePage, "https://www.fixture.bank/personal/accounts.html");
+  const page = extractHtml(articlePage, "https://www.fixture.bank/personal/accounts.html", limits);
 
   it("keeps the main text and drops navigation, footer and scripts", () => {
     expect(page.title).toContain("Current accounts");
@@ -70,7 +72,7 @@ describe("extractHtml", () => {
 
   it("resolves links against <base href>", () => {
     const html = `<html><head><base href="/en/help/"></head><body><a href="faq">FAQ</a><a href="/contact">Contact</a></body></html>`;
-    expect(extractHtml(html, "https://fixture.bank/index.html").links).toEqual([
+    expect(extractHtml(html, "https://fixture.bank/index.html", limits).links).toEqual([
       "https://fixture.bank/en/help/faq",
       "https://fixture.bank/contact",
     ]);
@@ -79,14 +81,18 @@ describe("extractHtml", () => {
   it("falls back to the body without boilerplate when Readability finds no article", () => {
     const html = `<html><head><title>Branch hours</title></head><body>${boilerplateHeader}
       <div><h2>Opening hours</h2><p>Monday to Friday, 9am to 5pm.</p></div>${boilerplateFooter}</body></html>`;
-    expect(extractHtml(html, "https://fixture.bank/hours")).toMatchObject({
+    expect(extractHtml(html, "https://fixture.bank/hours", limits)).toMatchObject({
       title: "Branch hours",
       text: "# Opening hours\n\nMonday to Friday, 9am to 5pm.",
     });
   });
 
   it("copes with an empty document", () => {
-    expect(extractHtml("", "https://fixture.bank/empty")).toEqual({ title: "https://fixture.bank/empty", text: "", links: [] });
+    expect(extractHtml("", "https://fixture.bank/empty", limits)).toEqual({
+      title: "https://fixture.bank/empty",
+      text: "",
+      links: [],
+    });
   });
 });
 
@@ -109,7 +115,7 @@ describe("extractPdf", () => {
       ["Tariff of charges\nUnarranged overdraft: 0 GBP", "Page two\nInternational payments cost 15 GBP each."],
       "Tariff of charges 2025",
     );
-    expect(await extractPdf(bytes)).toEqual({
+    expect(await extractPdf(bytes, limits)).toEqual({
       title: "Tariff of charges 2025",
       pages: [
         { page: 1, text: "Tariff of charges\nUnarranged overdraft: 0 GBP" },
@@ -119,31 +125,31 @@ describe("extractPdf", () => {
   });
 
   it("has no title when the PDF declares none", async () => {
-    expect((await extractPdf(await pdfWithPages(["Untitled leaflet"]))).title).toBeNull();
+    expect((await extractPdf(await pdfWithPages(["Untitled leaflet"]), limits)).title).toBeNull();
   });
 
   it("keeps the caller's bytes usable", async () => {
     const bytes = await pdfWithPages(["Read twice"]);
-    await extractPdf(bytes);
-    expect((await extractPdf(bytes)).pages).toEqual([{ page: 1, text: "Read twice" }]);
+    await extractPdf(bytes, limits);
+    expect((await extractPdf(bytes, limits)).pages).toEqual([{ page: 1, text: "Read twice" }]);
   });
 
   it("refuses a PDF with no text layer, such as a scanned document", async () => {
     const pdf = await PDFDocument.create();
     pdf.addPage().drawRectangle({ x: 50, y: 50, width: 400, height: 600, color: rgb(0.2, 0.2, 0.2) });
     const scanned = await pdf.save();
-    await expect(extractPdf(scanned)).rejects.toThrow(ExtractionError);
-    await expect(extractPdf(scanned)).rejects.toThrow(/no extractable text — it may be a scanned document/);
+    await expect(extractPdf(scanned, limits)).rejects.toThrow(ExtractionError);
+    await expect(extractPdf(scanned, limits)).rejects.toThrow(/no extractable text — it may be a scanned document/);
   });
 
   it("refuses bytes that are not a PDF", async () => {
     const notPdf = new TextEncoder().encode("<html><body>Not a PDF</body></html>");
-    await expect(extractPdf(notPdf)).rejects.toThrow(ExtractionError);
-    await expect(extractPdf(notPdf)).rejects.toThrow(/is not a PDF/);
+    await expect(extractPdf(notPdf, limits)).rejects.toThrow(ExtractionError);
+    await expect(extractPdf(notPdf, limits)).rejects.toThrow(/is not a PDF/);
   });
 
   it("refuses a damaged PDF with a readable error", async () => {
     const damaged = new TextEncoder().encode("%PDF-1.7\n1 0 obj << /Type /Catalog >>\n%%EOF");
-    await expect(extractPdf(damaged)).rejects.toThrow(ExtractionError);
+    await expect(extractPdf(damaged, limits)).rejects.toThrow(ExtractionError);
   });
 });

@@ -27,7 +27,7 @@ async function siteWith(pages = defaultBankPages()) {
 
 async function crawlingTenant(name: string, settings: { crawlMaxPages?: number; resyncIntervalHours?: number } = {}) {
   const tenant = await app.tenant(name);
-  const updated = await app.graphql(UpdateCrawlSettingsDocument, { allowPrivateCrawl: true, ...settings }, tenant.apiKey);
+  const updated = await app.graphql(UpdateCrawlSettingsDocument, settings, tenant.apiKey);
   expect(updated.errors).toBeUndefined();
   return tenant;
 }
@@ -62,7 +62,8 @@ async function indexedPaths(sourceId: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // The fake sites listen on 127.0.0.1, opened to crawls as an operator opens an intranet.
+  app = await startTestApp({ EGRESS_ALLOW_CIDRS: "127.0.0.0/8" });
   app.startWorker();
 });
 afterAll(async () => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BankSite, startBankSite } from "../fakes/bank-site.js";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.js";
-import { UpdateTenantDocument } from "../generated.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { pdfForm, pdfWithPages, scannedPdf, waitForSource as waitForSourceOf } from "../knowledge/knowledge-api.js";
 
@@ -20,11 +19,11 @@ You can send up to 25,000 euros a day abroad. Transfers in euros inside the SEPA
 const waitForSource = (id: string, key = bank.apiKey) => waitForSourceOf(app, id, key);
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // The fake bank site listens on 127.0.0.1, opened to crawls as an operator opens an intranet.
+  app = await startTestApp({ EGRESS_ALLOW_CIDRS: "127.0.0.0/8" });
   app.startWorker();
   site = await startBankSite();
   bank = await app.tenant("Knowledge Bank");
-  await app.graphql(UpdateTenantDocument, { allowPrivateCrawl: true }, bank.apiKey);
 });
 afterAll(async () => {
   await app?.close();
@@ -115,16 +114,17 @@ describe("URL sources", () => {
     expect(after.some((c) => c.url === `${site.url}/branches`)).toBe(false);
   });
 
-  it("refuses to crawl a private address unless the tenant allows it (SSRF guard)", async () => {
-    const other = await app.tenant("Careful Bank");
+  it("fails the source of an internal address the operator has not opened, with the reason (SSRF guard)", async () => {
     const added = await app.request("/api/knowledge/sources", {
-      key: other.apiKey,
-      body: { type: "url", source_url: `${site.url}/` },
+      key: bank.apiKey,
+      body: { type: "url", source_url: "http://169.254.169.254/latest/meta-data/" },
     });
     expect(added.status).toBe(202);
-    const failed = await waitForSource(added.body.id, other.apiKey);
-    expect(failed.status).toBe("failed");
-    expect(failed.error).toMatch(/private|loopback|refus/i);
+    const failed = await waitForSource(added.body.id);
+    expect(failed).toMatchObject({ status: "failed", pages: 0 });
+    expect(failed.error).toBe(
+      "169.254.169.254 is a private or reserved address; the service does not connect to internal networks",
+    );
   });
 });
 

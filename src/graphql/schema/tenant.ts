@@ -51,7 +51,6 @@ const settingsInput = z.object({
     .optional(),
   crawlMaxPages: z.number().int().min(1).max(10_000).optional(),
   crawlMaxDepth: z.number().int().min(0).max(20).optional(),
-  allowPrivateCrawl: z.boolean().optional(),
   persona: z.string().trim().max(2_000).optional(),
   lowConfidenceEscalateAfter: z.number().int().min(1).max(20).optional(),
   piiRedaction: z.boolean().optional(),
@@ -69,10 +68,6 @@ builder.mutationField("updateTenant", (t) =>
       resyncIntervalHours: t.arg.int({ required: false, description: "Resync URL sources this often (hours)" }),
       crawlMaxPages: t.arg.int({ required: false, description: "Pages per crawl (default 200)" }),
       crawlMaxDepth: t.arg.int({ required: false, description: "Link depth per crawl (default 3)" }),
-      allowPrivateCrawl: t.arg.boolean({
-        required: false,
-        description: "Allow crawling private and loopback addresses (an intranet); off by default as an SSRF guard",
-      }),
       persona: t.arg.string({
         required: false,
         description: "The assistant's persona and instructions from the bank (up to 2,000 characters; the safety rules prevail)",

@@ -1,0 +1,50 @@
+import { constants, deflateRawSync, gzipSync } from "node:zlib";
+import { PDFDocument, PDFRawStream, StandardFonts } from "pdf-lib";
+
+const mib = 1024 * 1024;
+
+/**
+ * A zlib stream that inflates to `size` MiB of zero bytes, about a thousandth of that compressed: one
+ * deflated MiB, flushed to a byte boundary, repeated. Built without ever holding the zeros.
+ */
+export function zlibZeros(size: number): Buffer {
+  const block = deflateRawSync(Buffer.alloc(mib), { level: 9, finishFlush: constants.Z_FULL_FLUSH });
+  const last = deflateRawSync(Buffer.alloc(0));
+  // Adler-32 of n zero bytes: a stays 1, b adds it n times.
+  const adler = Buffer.alloc(4);
+  adler.writeUInt32BE((((size * mib) % 65521) * 65536 + 1) >>> 0);
+  return Buffer.concat([Buffer.from([0x78, 0xda]), ...Array<Buffer>(size).fill(block), last, adler]);
+}
+
+/** A one-page PDF with real text whose page also draws a content stream that inflates to `size` MiB. */
+export async function flateBombPdf(size: number): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage();
+  page.drawText("Overdraft fees are 5 pounds a month.", {
+    x: 50,
+    y: 700,
+    size: 12,
+    font: await doc.embedFont(StandardFonts.Helvetica),
+  });
+  const data = zlibZeros(size);
+  const bomb = PDFRawStream.of(doc.context.obj({ Filter: "FlateDecode", Length: data.length }), data);
+  page.node.addContentStream(doc.context.register(bomb));
+  return doc.save();
+}
+
+/**
+ * A small PDF that is slow to read: `pages` pages that all draw one shared content stream of many path
+ * operators, which pdf.js parses again for each page. Little text, little memory, much time.
+ */
+export async function slowPdf(pages: number): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const operators = Buffer.from("0 0 m 100 100 l S\n".repeat(40_000));
+  const shared = doc.context.register(doc.context.flateStream(operators));
+  for (let i = 0; i < pages; i++) doc.addPage().node.addContentStream(shared);
+  return doc.save();
+}
+
+/** An HTML page of `size` MiB once gunzipped, sent gzip-encoded in about a thousandth of that. */
+export function gzipHtmlBomb(size: number): Buffer {
+  return gzipSync(Buffer.concat([Buffer.from("<!doctype html><html><body><p>"), Buffer.alloc(size * mib, " ")]), { level: 9 });
+}

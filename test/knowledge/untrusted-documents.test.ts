@@ -1,0 +1,85 @@
+import { once } from "node:events";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+import { flateBombPdf, gzipHtmlBomb, slowPdf } from "./bombs.js";
+import { pdfForm, waitForSource } from "./knowledge-api.js";
+
+// Hostile documents through the real surface: each ends as a failed source with its reason, and the
+// instance keeps answering meanwhile, because documents are read in worker threads within caps.
+let app: TestApp;
+let bank: { tenantId: string; apiKey: string };
+let bombSite: Server;
+let bombSiteUrl: string;
+
+beforeAll(async () => {
+  app = await startTestApp({ EGRESS_ALLOW_CIDRS: "127.0.0.0/8", EXTRACT_TIMEOUT_MS: "3000", EXTRACT_MAX_DECOMPRESSED_MB: "64" });
+  app.startWorker();
+  bank = await app.tenant("Careful Bank");
+  const bomb = gzipHtmlBomb(50);
+  bombSite = createServer((req, res) => {
+    if (req.url !== "/") return void res.writeHead(404).end();
+    res.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip", "content-length": bomb.length }).end(bomb);
+  });
+  bombSite.listen(0, "127.0.0.1");
+  await once(bombSite, "listening");
+  bombSiteUrl = `http://127.0.0.1:${(bombSite.address() as AddressInfo).port}/`;
+});
+afterAll(async () => {
+  await app?.close();
+  bombSite?.closeAllConnections();
+  await new Promise((resolve) => bombSite?.close(resolve));
+});
+
+async function upload(pdf: Uint8Array, name: string): Promise<string> {
+  const res = await app.request("/api/knowledge/sources", { key: bank.apiKey, body: pdfForm(pdf, name) });
+  expect(res.status).toBe(202);
+  return res.body.id;
+}
+
+const healthz = async () => (await fetch(`${app.url}/healthz`)).status;
+
+describe("untrusted documents", () => {
+  it("fails a PDF that is a decompression bomb (1 GiB from one deflate stream) with the reason, answering /healthz meanwhile", async () => {
+    const id = await upload(await flateBombPdf(1024), "tariffs.pdf");
+    expect(await Promise.all(Array.from({ length: 5 }, healthz))).toEqual([200, 200, 200, 200, 200]);
+    const failed = await waitForSource(app, id, bank.apiKey);
+    expect(failed).toMatchObject({ status: "failed", chunks: 0 });
+    expect(failed.error).toBe(
+      "The PDF decompresses to more than 64 MiB, the most this service reads; it may be a decompression bomb.",
+    );
+  });
+
+  it("keeps answering /healthz while a slow PDF is read, then fails it when its time is up", async () => {
+    const id = await upload(await slowPdf(1_500), "slow.pdf");
+    let ended = false;
+    const outcome = waitForSource(app, id, bank.apiKey).finally(() => {
+      ended = true;
+    });
+    const answeredWhileReading: number[] = [];
+    while (!ended) {
+      const status = await healthz();
+      if (!ended) answeredWhileReading.push(status);
+    }
+    const failed = await outcome;
+    expect(failed).toMatchObject({
+      status: "failed",
+      error: "Reading the document took longer than 3 s, the most this service allows.",
+    });
+    expect(answeredWhileReading.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(answeredWhileReading)).toEqual(new Set([200]));
+  });
+
+  it("fails a crawled page that is enormous once gunzipped, reading no more of it than the page cap", async () => {
+    const added = await app.request("/api/knowledge/sources", {
+      key: bank.apiKey,
+      body: { type: "url", source_url: bombSiteUrl },
+    });
+    expect(added.status).toBe(202);
+    const failed = await waitForSource(app, added.body.id, bank.apiKey);
+    expect(failed).toMatchObject({ status: "failed", pages: 0 });
+    expect(failed.error).toBe(`No page could be read from ${bombSiteUrl}: larger than 5120 KiB`);
+    expect(await healthz()).toBe(200);
+  });
+});
