@@ -3,6 +3,7 @@ import { Redis } from "ioredis";
 import type { DestinationStream, Logger } from "pino";
 import { createEmbedder, type Embedder } from "./ai/embeddings.js";
 import type { Engine } from "./ai/engine.js";
+import { defaultIntentClassifier } from "./ai/intents/defaults.js";
 import { TenantIntentModels } from "./ai/intents/tenant.js";
 import { bankingLexicon } from "./ai/lexicon.js";
 import { LocalEngine } from "./ai/local.js";
@@ -66,13 +67,15 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const secrets = new SecretBox(loadSecretsKey(config.SECRETS_KEY, config.DATA_DIR));
   const jobs = new JobQueue(db, realtime.pubsub, logger);
   const metrics = createMetrics(() => jobs);
-  const intents = new TenantIntentModels({ db });
+  const intents = new TenantIntentModels({ db, logger });
   const engine: Engine = config.OPENAI_API_KEY ? OpenAIEngine.fromConfig(config) : new LocalEngine();
   const embedder = createEmbedder(config);
   const vectors = await createVectorIndex({ db, realtime, logger }, config);
   await vectors.start();
   // Retrieval re-ranks with it: learnt now, at start, rather than by the first customer's request.
   bankingLexicon();
+  // Answers every tenant until its own classifier is trained.
+  defaultIntentClassifier();
   await warmMeaning(logger);
   logger.info({ engine: engine.name, embedder: embedder.name, vectorIndex: vectors.kind }, "AI services ready");
   const shutdown = new AbortController();
@@ -84,6 +87,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
 export async function closeServices(services: Services): Promise<void> {
   services.shutdown.abort();
   await services.vectors.stop();
+  await services.intents.trainer.close();
   await services.realtime.close();
   services.redis?.disconnect();
   await services.db.close();
