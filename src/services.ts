@@ -52,6 +52,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const db = await openDatabase({
     url: config.DATABASE_URL,
     pgliteDir: overrides.pgliteDir ?? `${config.DATA_DIR}/pglite`,
+    poolSize: config.DATABASE_POOL_SIZE,
+    poolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS,
   });
   const applied = await migrate(db.sql);
   if (applied.length) logger.info({ migrations: applied }, "applied database migrations");
@@ -63,6 +65,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
         commandTimeout: 1_000,
       })
     : null;
+  // Without a listener, ioredis reports a lost connection as an unhandled error, which ends the process.
+  redis?.on("error", (err) => logger.warn({ err }, "Redis connection failed"));
   const realtime = createRealtimeBus(config.REDIS_URL, logger);
   const secrets = new SecretBox(loadSecretsKey(config.SECRETS_KEY, config.DATA_DIR));
   const jobs = new JobQueue(db, realtime.pubsub, logger);
