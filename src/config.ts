@@ -21,6 +21,9 @@ const schema = z.object({
   OPENAI_CHAT_MODEL: z.string().default("gpt-4o-mini"),
   OPENAI_EMBEDDING_MODEL: z.string().default("text-embedding-3-small"),
   VECTOR_INDEX: z.enum(["auto", "pgvector", "memory"]).default("auto"),
+  // Connections each instance opens to PostgreSQL, and how long a request waits for one before it is answered 503.
+  DATABASE_POOL_SIZE: z.coerce.number().int().positive().default(10),
+  DATABASE_POOL_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(120),
   RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().default(60),
   // Failed webhook requests (bad signature or token, malformed body, unknown account) one client address may

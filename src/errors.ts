@@ -37,6 +37,17 @@ export class AppError extends Error {
   }
 }
 
+/** The service cannot take the request now but will soon (e.g. no database connection was free in time): 503. */
+export class Unavailable extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfterS: number,
+  ) {
+    // The spec's code for "too many requests": the caller waits Retry-After and tries again, as after a 429.
+    super("RATE_LIMIT", message, undefined, 503);
+  }
+}
+
 export const notFound = (what: string) => new AppError("NOT_FOUND", `${what} not found`);
 
 export function isErrorCode(value: unknown): value is ErrorCode {

@@ -3,6 +3,7 @@ import { Redis } from "ioredis";
 import type { DestinationStream, Logger } from "pino";
 import { createEmbedder, type Embedder } from "./ai/embeddings.js";
 import type { Engine } from "./ai/engine.js";
+import { defaultIntentClassifier } from "./ai/intents/defaults.js";
 import { TenantIntentModels } from "./ai/intents/tenant.js";
 import { bankingLexicon } from "./ai/lexicon.js";
 import { LocalEngine } from "./ai/local.js";
@@ -57,6 +58,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const db = await openDatabase({
     url: config.DATABASE_URL,
     pgliteDir: overrides.pgliteDir ?? `${config.DATA_DIR}/pglite`,
+    poolSize: config.DATABASE_POOL_SIZE,
+    poolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS,
   });
   const applied = await migrate(db.sql);
   if (applied.length) logger.info({ migrations: applied }, "applied database migrations");
@@ -68,18 +71,22 @@ export async function createServices(config: Config, overrides: ServiceOverrides
         commandTimeout: 1_000,
       })
     : null;
+  // Without a listener, ioredis reports a lost connection as an unhandled error, which ends the process.
+  redis?.on("error", (err) => logger.warn({ err }, "Redis connection failed"));
   const realtime = createRealtimeBus(config.REDIS_URL, logger);
   const secrets = new SecretBox(loadSecretsKey(config.SECRETS_KEY, config.DATA_DIR));
   const jobs = new JobQueue(db, realtime.pubsub, logger);
   if (db.kind === "pglite") await jobs.releaseAbandoned();
   const metrics = createMetrics(() => jobs);
-  const intents = new TenantIntentModels({ db });
+  const intents = new TenantIntentModels({ db, logger });
   const engine: Engine = config.OPENAI_API_KEY ? OpenAIEngine.fromConfig(config) : new LocalEngine();
   const embedder = createEmbedder(config);
   const vectors = await createVectorIndex({ db, realtime, logger }, config);
   await vectors.start();
   // Retrieval re-ranks with it: learnt now, at start, rather than by the first customer's request.
   bankingLexicon();
+  // Answers every tenant until its own classifier is trained.
+  defaultIntentClassifier();
   await warmMeaning(logger);
   logger.info({ engine: engine.name, embedder: embedder.name, vectorIndex: vectors.kind }, "AI services ready");
   const egress = new Egress({ allowCidrs: config.EGRESS_ALLOW_CIDRS });
@@ -120,6 +127,7 @@ export async function closeServices(services: Services): Promise<void> {
   await services.vectors.stop();
   await services.reader.close();
   await services.egress.close();
+  await services.intents.trainer.close();
   await services.realtime.close();
   services.redis?.disconnect();
   await services.db.close();

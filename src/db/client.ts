@@ -26,15 +26,18 @@ export interface DatabaseOptions {
   /** Where PGlite keeps its files, or `memory://` for a throw-away database. */
   pgliteDir?: string;
   poolSize?: number;
+  /** How long a query waits for a free pool connection before it fails (src/db/busy.ts). */
+  poolTimeoutMs?: number;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if (options.url) return openPostgres(options.url, options.poolSize ?? 10);
+  if (options.url) return openPostgres(options.url, options.poolSize ?? 10, options.poolTimeoutMs ?? 5_000);
   return openPGlite(options.pgliteDir ?? "./data/pglite");
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+async function openPostgres(url: string, poolSize: number, poolTimeoutMs: number): Promise<Database> {
+  // Without a timeout, requests would queue for a connection without end when the pool is exhausted.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: poolTimeoutMs });
   // An idle connection dropped by the server (restart, failover, DROP DATABASE) must not crash the
   // process: pg emits it on the pool, and Prisma removes its own listener when it disconnects.
   pool.on("error", () => undefined);

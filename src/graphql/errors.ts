@@ -1,4 +1,5 @@
 import { GraphQLError } from "graphql";
+import { databaseBusy } from "../db/busy.js";
 import { AppError, isErrorCode } from "../errors.js";
 
 /**
@@ -6,7 +7,8 @@ import { AppError, isErrorCode } from "../errors.js";
  * `extensions.code`, field details for VALIDATION, and nothing of an unexpected error but INTERNAL.
  */
 export function toGraphQLError(error: unknown): GraphQLError {
-  const original = error instanceof GraphQLError && error.originalError ? error.originalError : error;
+  const thrown = error instanceof GraphQLError && error.originalError ? error.originalError : error;
+  const original = databaseBusy(thrown) ?? thrown;
   const path = error instanceof GraphQLError ? error.path : undefined;
   if (original instanceof AppError) {
     return new GraphQLError(original.message, {
@@ -25,6 +27,11 @@ export function toGraphQLError(error: unknown): GraphQLError {
 /** The first error of a GraphQL result as an AppError, for the REST shim. */
 export function toAppError(errors: readonly GraphQLError[]): AppError {
   const first = errors[0];
+  // As thrown, when it can be: its status (a 503 rather than its code's 429) and Retry-After go with it.
+  const original = first?.originalError;
+  if (original instanceof AppError) return original;
+  const busy = databaseBusy(original);
+  if (busy) return busy;
   const mapped = first ? toGraphQLError(first) : undefined;
   const code = mapped?.extensions.code;
   if (!mapped || !isErrorCode(code)) return new AppError("INTERNAL", "Internal server error");

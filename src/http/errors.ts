@@ -1,7 +1,9 @@
 import type { ErrorRequestHandler, Response } from "express";
-import { AppError } from "../errors.js";
+import { databaseBusy } from "../db/busy.js";
+import { AppError, Unavailable } from "../errors.js";
 
 export function sendError(res: Response, error: AppError): void {
+  if (error instanceof Unavailable) res.setHeader("Retry-After", String(error.retryAfterS));
   res.status(error.status).json({
     error: error.message,
     code: error.code,
@@ -25,6 +27,12 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (err instanceof AppError) {
     if (err.status >= 500) req.log?.error({ err }, "request failed");
     sendError(res, err);
+    return;
+  }
+  const busy = databaseBusy(err);
+  if (busy) {
+    req.log?.warn({ err }, "no database connection free in time");
+    sendError(res, busy);
     return;
   }
   const parserError = err as BodyParserError;

@@ -40,7 +40,10 @@ export function requestMetrics(services: Services): RequestHandler {
   };
 }
 
-/** /healthz (the process is alive), /readyz (its database and Redis answer), /metrics (Prometheus). */
+/**
+ * /healthz (the process is alive), /readyz (it can serve: its database answers; a Redis that does not is reported as
+ * `degraded`, still 200, since rate limits and pubsub fall back to the instance itself), /metrics (Prometheus).
+ */
 export function operationsRouter(services: Services): Router {
   const router = createRouter();
   router.get("/healthz", (_req, res) => {
@@ -57,8 +60,14 @@ export function operationsRouter(services: Services): Router {
     };
     const database = await check(() => services.db.sql.query("SELECT 1"));
     const redis = services.redis ? await check(() => services.redis!.ping()) : "not configured";
-    const ready = database === "ok" && (redis === "ok" || redis === "not configured");
-    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "unavailable", database, redis });
+    if (database !== "ok") {
+      res.status(503).json({ status: "unavailable", database, redis });
+      return;
+    }
+    // Every instance shares the Redis: failing them all for it would take the whole service down for a dependency
+    // it can do without.
+    const degraded = redis === "ok" || redis === "not configured" ? [] : ["redis"];
+    res.json({ status: degraded.length ? "degraded" : "ready", database, redis, ...(degraded.length ? { degraded } : {}) });
   });
   router.get("/metrics", async (_req, res) => {
     res.setHeader("Content-Type", services.metrics.registry.contentType);

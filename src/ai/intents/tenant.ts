@@ -1,6 +1,7 @@
 import type { Services } from "../../services.js";
-import { type IntentClassifier, trainIntentClassifier } from "./classifier.js";
+import type { IntentClassifier } from "./classifier.js";
 import { defaultIntentClassifier, defaultIntents } from "./defaults.js";
+import { IntentTrainer } from "./trainer.js";
 
 export interface IntentMeta {
   agentType: string;
@@ -25,24 +26,47 @@ interface Cached extends TenantIntents {
 
 /**
  * Each tenant's classifier, trained from its examples and cached per instance by the tenant's
- * intents version: a change anywhere bumps the version and every instance retrains on next use.
+ * intents version: a change anywhere bumps the version and every instance retrains.
  * Tenants without intents of their own use the built-in set; those with their own keep its escalating intents.
+ * Training runs in a worker thread (src/ai/intents/trainer.ts); customers are meanwhile answered with the
+ * tenant's previous model, or the built-in one, so a retraining never holds a conversation up.
  */
 export class TenantIntentModels {
   private readonly cache = new Map<string, Cached>();
   private readonly training = new Map<string, Promise<Cached>>();
 
-  constructor(private readonly services: Pick<Services, "db">) {}
+  constructor(
+    private readonly services: Pick<Services, "db" | "logger">,
+    readonly trainer = new IntentTrainer(),
+  ) {}
 
+  /** The model to answer with now: the current one, else the previous or built-in one while the current trains. */
   async forTenant(tenantId: string): Promise<TenantIntents> {
-    const tenant = await this.services.db.prisma.tenant.findUnique({ where: { id: tenantId }, select: { intentsVersion: true } });
-    const version = tenant?.intentsVersion ?? 0;
+    const version = await this.versionOf(tenantId);
     const cached = this.cache.get(tenantId);
-    if (cached && cached.version === version) return cached;
+    if (cached?.version === version) return cached;
+    this.trainVersion(tenantId, version).catch(() => undefined);
+    return cached ?? builtInIntents(version);
+  }
+
+  /** The tenant's current model, waiting for its training: for a change of intents and for testing the classifier. */
+  async current(tenantId: string): Promise<TenantIntents> {
+    return this.trainVersion(tenantId, await this.versionOf(tenantId));
+  }
+
+  private async versionOf(tenantId: string): Promise<number> {
+    const tenant = await this.services.db.prisma.tenant.findUnique({ where: { id: tenantId }, select: { intentsVersion: true } });
+    return tenant?.intentsVersion ?? 0;
+  }
+
+  private async trainVersion(tenantId: string, version: number): Promise<Cached> {
+    const cached = this.cache.get(tenantId);
+    if (cached?.version === version) return cached;
     const key = `${tenantId}:${version}`;
     let pending = this.training.get(key);
     if (!pending) {
       pending = this.train(tenantId, version).finally(() => this.training.delete(key));
+      pending.catch((err) => this.services.logger.warn({ err, tenantId }, "training the tenant's intent classifier failed"));
       this.training.set(key, pending);
     }
     const trained = await pending;
@@ -56,20 +80,12 @@ export class TenantIntentModels {
       include: { examples: { select: { text: true } } },
     });
     const examples = intents.flatMap((i) => i.examples.map((e) => ({ text: e.text, intent: i.name })));
-    if (!examples.length) {
-      return {
-        version,
-        custom: false,
-        classifier: defaultIntentClassifier(),
-        meta: new Map(defaultIntents.map((i) => [i.name, { agentType: i.agentType, urgent: i.urgent }])),
-        builtInEscalations: new Map(),
-      };
-    }
+    if (!examples.length) return builtInIntents(version);
     const own = new Set(intents.map((i) => i.name));
     return {
       version,
       custom: true,
-      classifier: trainIntentClassifier(examples),
+      classifier: await this.trainer.train(examples),
       meta: new Map(intents.map((i) => [i.name, { agentType: i.agentType, urgent: i.urgent }])),
       builtInEscalations: new Map(
         defaultIntents
@@ -78,4 +94,14 @@ export class TenantIntentModels {
       ),
     };
   }
+}
+
+function builtInIntents(version: number): Cached {
+  return {
+    version,
+    custom: false,
+    classifier: defaultIntentClassifier(),
+    meta: new Map(defaultIntents.map((i) => [i.name, { agentType: i.agentType, urgent: i.urgent }])),
+    builtInEscalations: new Map(),
+  };
 }
