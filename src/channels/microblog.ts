@@ -8,7 +8,7 @@ import { formatForChannel } from "./format.js";
 import { asArray, asObject, asText, headerOf, jsonBody } from "./payload.js";
 import { postJson } from "./provider-http.js";
 import { hmac, safeEqual } from "./signatures.js";
-import { enabledChannelsOf } from "./store.js";
+import { channelById, enabledChannelsOf } from "./store.js";
 
 // The short-post social channel's direct messages (X Account Activity API;
 // ../shared/providers/x-account-activity.md). The X app's consumer secret signs both the CRC
@@ -101,11 +101,18 @@ async function accountApps(services: Services, account: string): Promise<Configu
   return (verified.length ? verified : claims).map((c) => c.channel);
 }
 
+/** The channel a CRC URL's `?channel=<channel id>` names, when it is an enabled microblog channel. */
+async function namedChannel(services: Services, id: string): Promise<ConfiguredChannel[]> {
+  const channel = await channelById(services, id);
+  return channel?.type === "microblog" && channel.enabled ? [channel] : [];
+}
+
 /**
  * X's challenge-response check (CRC): `crc_token` signed with the app's consumer secret. The GET
  * names no account, so the secret is the one every configured account shares (one X app serving
  * many accounts, X's own model); a tenant with an app of its own registers the URL with
- * `?account=<its user id>`. Anything else is 403, so a stranger learns nothing; and only a token of
+ * `?account=<its user id>`, or `?channel=<its channel id>`, which no other tenant's claim on the
+ * account can make ambiguous. Anything else is 403, so a stranger learns nothing; and only a token of
  * X's shape is signed, so that the answer is no signing oracle for event bodies.
  */
 export async function answerMicroblogCrc(services: Services, req: Request, res: Response): Promise<void> {
@@ -114,7 +121,11 @@ export async function answerMicroblogCrc(services: Services, req: Request, res: 
   if (!crcToken || !crcTokenShape.test(crcToken)) {
     throw new AppError("FORBIDDEN", "Not a CRC request: crc_token is missing or not a token");
   }
-  const candidates = q.account ? await accountApps(services, q.account) : await enabledChannelsOf(services, "microblog");
+  const candidates = q.channel
+    ? await namedChannel(services, q.channel)
+    : q.account
+      ? await accountApps(services, q.account)
+      : await enabledChannelsOf(services, "microblog");
   const secrets = new Set(candidates.map((c) => c.credentials.consumer_secret).filter((s): s is string => Boolean(s)));
   if (secrets.size !== 1) {
     throw new AppError(

@@ -18,10 +18,14 @@ export function openChannel(services: Pick<Services, "secrets">, row: ChannelRow
   };
 }
 
-/** The enabled channel of these types whose webhook token this is. */
+/**
+ * The enabled channel of these types whose webhook token this is. Tokens are the tenants' own choice and not
+ * unique (saving never tells whether another channel has one): the oldest channel with it keeps it.
+ */
 export async function channelByToken(services: Services, types: ChannelType[], token: string) {
   const row = await services.db.prisma.channel.findFirst({
     where: { type: { in: types }, webhookTokenHash: webhookTokenHash(token), enabled: true },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
   return row ? openChannel(services, row) : null;
 }

@@ -95,6 +95,21 @@ describe("microblog CRC (GET)", () => {
     expect(unknown.status).toBe(403);
   });
 
+  it("answers for the channel the URL names, which another tenant's claim on the account cannot make ambiguous", async () => {
+    const { apiKey } = await app.tenant("Claiming Bank");
+    const claim = await configureChannel(app, apiKey, "microblog", {
+      user_id: "800000099",
+      consumer_secret: "claimers_own_consumer_secret",
+      access_token: "x-user-access-token-claimer-0003",
+    });
+    const owner = await app.request("/api/tenant/channels/microblog", { key: otherKey });
+    const named = await app.request(`${path}?crc_token=abc&channel=${owner.body.id}`);
+    expect(named.body).toEqual({ response_token: sign("abc") });
+    const claimer = await app.request(`${path}?crc_token=abc&channel=${claim.id}`);
+    expect(claimer.body).toEqual({ response_token: sign("abc", "claimers_own_consumer_secret") });
+    expect((await app.request(`${path}?crc_token=abc&channel=chn_00000000000000000000000000`)).status).toBe(403);
+  });
+
   it("answers 403 without a crc_token", async () => {
     expect((await app.request(path)).status).toBe(403);
   });
