@@ -18,7 +18,7 @@ export interface CrawlOptions {
   /** Sends every request; refuses internal addresses unless the operator opened them. */
   egress: Egress;
   /** Reads each page off the event loop, within the operator's caps. */
-  reader: Pick<DocumentReader, "html">;
+  reader: Pick<DocumentReader, "html" | "sitemap">;
   maxPages?: number;
   maxDepth?: number;
   maxPageBytes?: number;
@@ -235,6 +235,7 @@ class Crawl {
     const sitemaps = await sitemapPages(
       [new URL("/sitemap.xml", this.home), ...declared],
       this.settings,
+      this.reader,
       this.config.maxPages * 10,
     );
     if (!sitemaps.complete) this.unsure = true;

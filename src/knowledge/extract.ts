@@ -2,7 +2,6 @@ import { Readability } from "@mozilla/readability";
 import { type CheerioAPI, load } from "cheerio";
 import type { AnyNode, Element } from "domhandler";
 import { parseHTML } from "linkedom";
-import { getDocumentProxy } from "unpdf";
 import { decodedSize } from "./pdf-streams.js";
 
 /** Why a document gave no text, worded for the bank administrator who added it. */
@@ -17,6 +16,11 @@ export interface ExtractedHtml {
   title: string;
   text: string;
   links: string[];
+}
+
+export interface ExtractedSitemap {
+  pages: string[];
+  sitemaps: string[];
 }
 
 export interface ExtractedPdf {
@@ -168,6 +172,17 @@ export function extractHtml(html: string, url: string, limits: Pick<ExtractionLi
   return { title: article?.title || pageTitle || url, text, links };
 }
 
+/** The page URLs a sitemap lists, and the sitemaps a sitemap index lists. */
+export function extractSitemap(xml: string): ExtractedSitemap {
+  const $ = load(xml, { xml: true });
+  const locs = (selector: string) =>
+    $(selector)
+      .map((_, loc) => $(loc).text().trim())
+      .get()
+      .filter(Boolean);
+  return { pages: locs("urlset > url > loc"), sitemaps: locs("sitemapindex > sitemap > loc") };
+}
+
 function isPdf(bytes: Uint8Array): boolean {
   // The PDF specification lets readers accept the header anywhere in the first kilobyte.
   return Buffer.from(bytes.subarray(0, 1024)).includes("%PDF-");
@@ -183,6 +198,8 @@ function pageText(text: string): string {
 }
 
 async function openPdf(bytes: Uint8Array) {
+  // pdf.js is loaded with the first PDF: a thread that only reads web pages starts without it.
+  const { getDocumentProxy } = await import("unpdf");
   try {
     // pdf.js may take ownership of (detach) the buffer it is given; the caller's bytes stay usable.
     return await getDocumentProxy(bytes.slice(), { verbosity: 0 });

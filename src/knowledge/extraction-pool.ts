@@ -1,5 +1,11 @@
 import { Worker } from "node:worker_threads";
-import { type ExtractedHtml, type ExtractedPdf, ExtractionError, type ExtractionLimits } from "./extract.js";
+import {
+  type ExtractedHtml,
+  type ExtractedPdf,
+  type ExtractedSitemap,
+  ExtractionError,
+  type ExtractionLimits,
+} from "./extract.js";
 import type { ExtractionOutcome, ExtractionTask } from "./extraction-thread.js";
 
 export interface DocumentReaderSettings {
@@ -25,7 +31,7 @@ interface Thread {
 }
 
 /**
- * Reads untrusted documents (crawled pages, uploaded PDFs) in a small pool of worker threads, so that a
+ * Reads untrusted documents (crawled pages and sitemaps, uploaded PDFs) in a small pool of worker threads, so that a
  * hostile or merely enormous one cannot stall the event loop that serves requests: each runs within the
  * operator's caps on time, heap, decompressed bytes, pages and characters, and one past them fails alone.
  */
@@ -45,6 +51,10 @@ export class DocumentReader {
 
   pdf(bytes: Uint8Array): Promise<ExtractedPdf> {
     return this.run({ kind: "pdf", bytes, limits: this.settings.limits }) as Promise<ExtractedPdf>;
+  }
+
+  sitemap(xml: string): Promise<ExtractedSitemap> {
+    return this.run({ kind: "sitemap", xml }) as Promise<ExtractedSitemap>;
   }
 
   async close(): Promise<void> {

@@ -1,16 +1,24 @@
 import { parentPort } from "node:worker_threads";
-import { ExtractionError, type ExtractionLimits, extractHtml, extractPdf } from "./extract.js";
+import { ExtractionError, type ExtractionLimits, extractHtml, extractPdf, extractSitemap } from "./extract.js";
 
 /** One document to read, as the pool sends it to a thread. */
 export type ExtractionTask =
   | { kind: "html"; html: string; url: string; limits: ExtractionLimits }
-  | { kind: "pdf"; bytes: Uint8Array; limits: ExtractionLimits };
+  | { kind: "pdf"; bytes: Uint8Array; limits: ExtractionLimits }
+  | { kind: "sitemap"; xml: string };
 
 /** A thread's answer: the extracted document, or why it could not be read. */
 export type ExtractionOutcome = { ok: true; value: unknown } | { ok: false; message: string; extraction: boolean };
 
 async function read(task: ExtractionTask): Promise<unknown> {
-  return task.kind === "html" ? extractHtml(task.html, task.url, task.limits) : extractPdf(task.bytes, task.limits);
+  switch (task.kind) {
+    case "html":
+      return extractHtml(task.html, task.url, task.limits);
+    case "pdf":
+      return extractPdf(task.bytes, task.limits);
+    case "sitemap":
+      return extractSitemap(task.xml);
+  }
 }
 
 parentPort!.on("message", async (task: ExtractionTask) => {

@@ -1,15 +1,11 @@
 import { gunzipSync } from "node:zlib";
-import { load } from "cheerio";
+import type { ExtractedSitemap } from "./extract.js";
+import type { DocumentReader } from "./extraction-pool.js";
 import { type FetchSettings, fetchFollowing, readBody } from "./fetcher.js";
 
 // Sitemap index files may nest and fan out; a bank's site is covered long before these limits.
 const maxSitemaps = 20;
 const maxSitemapBytes = 10 * 1024 * 1024;
-
-interface ParsedSitemap {
-  pages: string[];
-  sitemaps: string[];
-}
 
 export interface SitemapPages {
   pages: URL[];
@@ -17,20 +13,12 @@ export interface SitemapPages {
   complete: boolean;
 }
 
+type SitemapReader = Pick<DocumentReader, "sitemap">;
+
 /** A sitemap that answered with a server error: it may list pages the crawl does not know of. */
 class SitemapUnreadable extends Error {}
 
-export function parseSitemap(xml: string): ParsedSitemap {
-  const $ = load(xml, { xml: true });
-  const locs = (selector: string) =>
-    $(selector)
-      .map((_, loc) => $(loc).text().trim())
-      .get()
-      .filter(Boolean);
-  return { pages: locs("urlset > url > loc"), sitemaps: locs("sitemapindex > sitemap > loc") };
-}
-
-async function fetchSitemap(url: URL, settings: FetchSettings): Promise<ParsedSitemap> {
+async function fetchSitemap(url: URL, settings: FetchSettings, reader: SitemapReader): Promise<ExtractedSitemap> {
   const { response } = await fetchFollowing(url, settings);
   if (!response.ok) {
     await response.body?.cancel();
@@ -41,14 +29,19 @@ async function fetchSitemap(url: URL, settings: FetchSettings): Promise<ParsedSi
   const body = await readBody(response, maxSitemapBytes);
   // sitemap.xml.gz is served as a gzip file, not with a gzip Content-Encoding that fetch would undo.
   const xml = body[0] === 0x1f && body[1] === 0x8b ? gunzipSync(body, { maxOutputLength: maxSitemapBytes }) : body;
-  return parseSitemap(xml.toString("utf8"));
+  return reader.sitemap(xml.toString("utf8"));
 }
 
 /**
  * Page URLs listed by the given sitemaps and the sitemap index files they lead to. A sitemap that is
  * missing or unreadable adds nothing: sitemaps only add pages to a crawl, they never fail it.
  */
-export async function sitemapPages(start: URL[], settings: FetchSettings, limit: number): Promise<SitemapPages> {
+export async function sitemapPages(
+  start: URL[],
+  settings: FetchSettings,
+  reader: SitemapReader,
+  limit: number,
+): Promise<SitemapPages> {
   const queue = [...start];
   const seen = new Set<string>();
   const pages: URL[] = [];
@@ -58,7 +51,7 @@ export async function sitemapPages(start: URL[], settings: FetchSettings, limit:
     if (seen.has(url.href)) continue;
     seen.add(url.href);
     try {
-      const found = await fetchSitemap(url, settings);
+      const found = await fetchSitemap(url, settings, reader);
       const listed = toUrls(found.pages);
       if (listed.length > limit - pages.length) complete = false;
       pages.push(...listed.slice(0, limit - pages.length));

@@ -3,7 +3,7 @@ import { expect } from "vitest";
 import type { TestApp } from "../helpers/app.js";
 
 /** The REST record of a source once its sync has ended (ready or failed). */
-export async function waitForSource(app: TestApp, id: string, key: string) {
+export async function waitForSource(app: TestApp, id: string, key: string, timeout = 20_000) {
   let source: any;
   await expect
     .poll(
@@ -12,7 +12,7 @@ export async function waitForSource(app: TestApp, id: string, key: string) {
         source = list.body.sources.find((s: { id: string }) => s.id === id);
         return source?.status;
       },
-      { timeout: 20_000, interval: 100 },
+      { timeout, interval: 100 },
     )
     .toMatch(/ready|failed/);
   return source;
