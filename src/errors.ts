@@ -37,6 +37,16 @@ export class AppError extends Error {
   }
 }
 
+/** 429 RATE_LIMIT with the seconds to wait, which the HTTP answer also carries as `Retry-After`. */
+export class RateLimitError extends AppError {
+  constructor(
+    readonly retryAfterS: number,
+    message = `Rate limit exceeded: retry in ${retryAfterS} seconds`,
+  ) {
+    super("RATE_LIMIT", message);
+  }
+}
+
 export const notFound = (what: string) => new AppError("NOT_FOUND", `${what} not found`);
 
 export function isErrorCode(value: unknown): value is ErrorCode {

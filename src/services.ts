@@ -1,6 +1,7 @@
 import { setMaxListeners } from "node:events";
 import { Redis } from "ioredis";
 import type { DestinationStream, Logger } from "pino";
+import { LoginThrottle } from "./agents/login-throttle.js";
 import { createEmbedder, type Embedder } from "./ai/embeddings.js";
 import type { Engine } from "./ai/engine.js";
 import { TenantIntentModels } from "./ai/intents/tenant.js";
@@ -26,6 +27,8 @@ export interface Services {
   /** Shared by the rate limiter and anything else that needs Redis; null on the embedded defaults. */
   redis: Redis | null;
   realtime: RealtimeBus;
+  /** Dashboard login attempts per account and address, in Redis when configured. */
+  loginThrottle: LoginThrottle;
   secrets: SecretBox;
   jobs: JobQueue;
   metrics: Metrics;
@@ -63,6 +66,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       })
     : null;
   const realtime = createRealtimeBus(config.REDIS_URL, logger);
+  const loginThrottle = new LoginThrottle(redis, config);
   const secrets = new SecretBox(loadSecretsKey(config.SECRETS_KEY, config.DATA_DIR));
   const jobs = new JobQueue(db, realtime.pubsub, logger);
   const metrics = createMetrics(() => jobs);
@@ -78,7 +82,22 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const shutdown = new AbortController();
   // One listener per open chat stream: many at once are expected, not a leak.
   setMaxListeners(0, shutdown.signal);
-  return { config, logger, db, redis, realtime, secrets, jobs, metrics, intents, engine, embedder, vectors, shutdown };
+  return {
+    config,
+    logger,
+    db,
+    redis,
+    realtime,
+    loginThrottle,
+    secrets,
+    jobs,
+    metrics,
+    intents,
+    engine,
+    embedder,
+    vectors,
+    shutdown,
+  };
 }
 
 export async function closeServices(services: Services): Promise<void> {

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Response } from "express";
-import { AppError } from "../errors.js";
+import { AppError, RateLimitError } from "../errors.js";
 
 export function sendError(res: Response, error: AppError): void {
   res.status(error.status).json({
@@ -24,6 +24,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   }
   if (err instanceof AppError) {
     if (err.status >= 500) req.log?.error({ err }, "request failed");
+    if (err instanceof RateLimitError) res.setHeader("Retry-After", String(err.retryAfterS));
     sendError(res, err);
     return;
   }
