@@ -30,6 +30,29 @@ const schema = z.object({
   // make per window before all its webhook requests are refused with 429 (src/channels/source-limit.ts).
   WEBHOOK_FAILURE_MAX: z.coerce.number().int().positive().default(120),
   WEBHOOK_FAILURE_WINDOW_S: z.coerce.number().int().positive().default(60),
+  // The most a tenant's own rate-limit setting may allow, in requests per RATE_LIMIT_WINDOW_S: one tenant's
+  // admin must not be able to let its keys take the instance away from the others.
+  RATE_LIMIT_TENANT_MAX: z.coerce.number().int().positive().default(1200),
+  // Login attempts without a success, per account and per client address, before each further one waits a delay
+  // that doubles (1 s, 2 s, 4 s …) up to LOGIN_MAX_DELAY_S; a success clears the account's count.
+  LOGIN_FREE_ATTEMPTS_PER_ACCOUNT: z.coerce.number().int().positive().default(5),
+  LOGIN_FREE_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().positive().default(20),
+  LOGIN_MAX_DELAY_S: z.coerce.number().int().positive().default(900),
+  // Origins (scheme://host[:port]) whose pages may call /graphql from a browser; none by default.
+  GRAPHQL_CORS_ORIGINS: z
+    .string()
+    .default("")
+    .transform((v) =>
+      v
+        .split(",")
+        .map((origin) => origin.trim().replace(/\/$/, ""))
+        .filter(Boolean),
+    ),
+  // Schema introspection: on outside production, off in production unless set to true.
+  GRAPHQL_INTROSPECTION: z
+    .enum(["true", "false", ""])
+    .optional()
+    .transform((v) => (v === "true" ? true : v === "false" ? false : undefined)),
   TRUST_PROXY: z
     .string()
     .optional()

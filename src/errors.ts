@@ -37,14 +37,17 @@ export class AppError extends Error {
   }
 }
 
-/** The service cannot take the request now but will soon (e.g. no database connection was free in time): 503. */
-export class Unavailable extends AppError {
+/**
+ * RATE_LIMIT with the seconds to wait, which the HTTP answer also carries as `Retry-After`: 429 for a caller over
+ * its limit, 503 when the service itself is busy (e.g. no database connection was free in time).
+ */
+export class RateLimitError extends AppError {
   constructor(
-    message: string,
     readonly retryAfterS: number,
+    message = `Rate limit exceeded: retry in ${retryAfterS} seconds`,
+    status = 429,
   ) {
-    // The spec's code for "too many requests": the caller waits Retry-After and tries again, as after a 429.
-    super("RATE_LIMIT", message, undefined, 503);
+    super("RATE_LIMIT", message, undefined, status);
   }
 }
 

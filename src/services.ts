@@ -1,6 +1,7 @@
 import { setMaxListeners } from "node:events";
 import { Redis } from "ioredis";
 import type { DestinationStream, Logger } from "pino";
+import { LoginThrottle } from "./agents/login-throttle.js";
 import { createEmbedder, type Embedder } from "./ai/embeddings.js";
 import type { Engine } from "./ai/engine.js";
 import { defaultIntentClassifier } from "./ai/intents/defaults.js";
@@ -29,6 +30,8 @@ export interface Services {
   /** Shared by the rate limiter and anything else that needs Redis; null on the embedded defaults. */
   redis: Redis | null;
   realtime: RealtimeBus;
+  /** Dashboard login attempts per account and address, in Redis when configured. */
+  loginThrottle: LoginThrottle;
   secrets: SecretBox;
   jobs: JobQueue;
   metrics: Metrics;
@@ -74,6 +77,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   // Without a listener, ioredis reports a lost connection as an unhandled error, which ends the process.
   redis?.on("error", (err) => logger.warn({ err }, "Redis connection failed"));
   const realtime = createRealtimeBus(config.REDIS_URL, logger);
+  const loginThrottle = new LoginThrottle(redis, config);
   const secrets = new SecretBox(loadSecretsKey(config.SECRETS_KEY, config.DATA_DIR));
   const jobs = new JobQueue(db, realtime.pubsub, logger);
   if (db.kind === "pglite") await jobs.releaseAbandoned();
@@ -109,6 +113,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     db,
     redis,
     realtime,
+    loginThrottle,
     secrets,
     jobs,
     metrics,

@@ -29,7 +29,9 @@ export interface IssuedSession {
 export async function logIn(
   services: Services,
   input: { email: string; password: string; tenantId?: string | null },
+  clientIp: string,
 ): Promise<IssuedSession> {
+  await services.loginThrottle.admit(input.email, clientIp);
   const candidates = await services.db.prisma.user.findMany({
     where: { email: input.email.toLowerCase(), deactivatedAt: null, ...(input.tenantId ? { tenantId: input.tenantId } : {}) },
     select: { id: true, tenantId: true, passwordHash: true },
@@ -39,6 +41,7 @@ export async function logIn(
   for (const user of candidates.length ? candidates : [{ id: "", tenantId: "", passwordHash: null }]) {
     if (await verifyPassword(user.passwordHash, input.password)) matches.push(user);
   }
+  if (matches.length) await services.loginThrottle.succeeded(input.email, clientIp);
   if (matches.length > 1) {
     throw new AppError("VALIDATION", "This e-mail has accounts at several tenants: name the tenant", [
       { path: "tenantId", message: "required for this e-mail" },

@@ -39,25 +39,20 @@ function allowCors(res: Response, origin: string): void {
   res.vary("Origin");
 }
 
-/** Whether any enabled widget channel lists the origin: all a preflight, or a request with a bad token, can be judged by. */
-async function listedAnywhere(services: Services, origin: string): Promise<boolean> {
-  const found = await services.db.prisma.channel.findFirst({
-    where: { type: "widget", enabled: true, settings: { path: ["allowed_origins"], array_contains: [origin] } },
-    select: { id: true },
-  });
-  return found !== null;
-}
-
 const unauthenticatedLimit = (services: Services) => ({
   max: services.config.RATE_LIMIT_MAX,
   windowS: services.config.RATE_LIMIT_WINDOW_S,
 });
 
-/** The CORS preflight of a widget endpoint: the token is not sent with it, so the origin alone decides. */
+/**
+ * The CORS preflight of a widget endpoint. The token is not sent with it, so nothing tells which channel's list
+ * applies: every page origin gets the same answer, which says nothing about any tenant's allow-list. The request
+ * that follows is checked against its own channel's list.
+ */
 export async function answerWidgetPreflight(services: Services, limits: RateLimits, req: Request, res: Response): Promise<void> {
   applyDecision(res, await limits.consume(`ip:${req.ip}`, unauthenticatedLimit(services)));
   const origin = originOf(req);
-  if (!origin || !(await listedAnywhere(services, origin))) throw new AppError("FORBIDDEN", "This origin may not use the widget");
+  if (!origin) throw new AppError("FORBIDDEN", "This origin may not use the widget");
   allowCors(res, origin);
   res.setHeader("Access-Control-Allow-Methods", "GET, POST");
   res.setHeader("Access-Control-Allow-Headers", allowedHeaders);
@@ -90,8 +85,9 @@ export async function authenticateWidget(
   const channel = await channelOfToken(services, token);
   const allowed =
     channel !== null && origin !== null && (origin === undefined || allowedOrigins(channel.settings).includes(origin));
-  // The widget must be able to read why it was refused, where its page may use some widget at all.
-  if (origin && (allowed || (await listedAnywhere(services, origin)))) allowCors(res, origin);
+  // CORS for the token's own allowed pages, and for a bad token's 401 to any page (the same for every page, it
+  // says nothing about any tenant), so that a widget with a revoked token can tell why.
+  if (origin && (allowed || !channel)) allowCors(res, origin);
   if (!channel) {
     applyDecision(res, await limits.consume(`ip:${req.ip}`, unauthenticatedLimit(services)));
     throw new AppError("AUTH_INVALID", "Invalid or revoked widget token");

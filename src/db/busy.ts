@@ -1,4 +1,4 @@
-import { Unavailable } from "../errors.js";
+import { RateLimitError } from "../errors.js";
 
 const retryAfterS = 2;
 
@@ -15,10 +15,10 @@ const busySignals = [
 ];
 
 /** The error to answer with when `error` says the database is out of connections (503, Retry-After), else null. */
-export function databaseBusy(error: unknown): Unavailable | null {
+export function databaseBusy(error: unknown): RateLimitError | null {
   for (let e = error, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     if (busySignals.some((signal) => signal(e as Record<string, unknown>))) {
-      return new Unavailable(`The service is busy: try again in ${retryAfterS} seconds`, retryAfterS);
+      return new RateLimitError(retryAfterS, `The service is busy: try again in ${retryAfterS} seconds`, 503);
     }
   }
   return null;

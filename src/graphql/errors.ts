@@ -1,6 +1,6 @@
 import { GraphQLError } from "graphql";
 import { databaseBusy } from "../db/busy.js";
-import { AppError, isErrorCode } from "../errors.js";
+import { AppError, isErrorCode, RateLimitError } from "../errors.js";
 
 /**
  * The one translation from a thrown error to what a GraphQL client sees: the spec's code in
@@ -13,13 +13,22 @@ export function toGraphQLError(error: unknown): GraphQLError {
   if (original instanceof AppError) {
     return new GraphQLError(original.message, {
       path,
-      extensions: { code: original.code, ...(original.details ? { details: original.details } : {}) },
+      extensions: {
+        code: original.code,
+        ...(original.details ? { details: original.details } : {}),
+        // For yoga, which answers with this status and header and does not send them on in the body.
+        ...(original instanceof RateLimitError
+          ? { http: { status: original.status, headers: { "Retry-After": String(original.retryAfterS) } } }
+          : {}),
+      },
     });
   }
   if (error instanceof GraphQLError && !error.originalError) {
-    // Parse, validation and variable coercion errors: the request itself is wrong.
+    // Parse, validation and variable coercion errors: the request itself is wrong. An HTTP status set for it
+    // (an operation over the limits) stays for yoga, which does not send it on.
     const code = isErrorCode(error.extensions?.code) ? error.extensions.code : "VALIDATION";
-    return new GraphQLError(error.message, { path, nodes: error.nodes, extensions: { code } });
+    const http = error.extensions?.http;
+    return new GraphQLError(error.message, { path, nodes: error.nodes, extensions: { code, ...(http ? { http } : {}) } });
   }
   return new GraphQLError("Internal server error", { path, extensions: { code: "INTERNAL" } });
 }

@@ -1,11 +1,13 @@
 import type { Request, Response } from "express";
 import { GraphQLError } from "graphql";
-import { createYoga, type Plugin, type YogaLogger } from "graphql-yoga";
+import { type CORSOptions, createYoga, type Plugin, type YogaLogger } from "graphql-yoga";
 import type { Logger } from "pino";
+import type { Config } from "../config.js";
 import { AppError } from "../errors.js";
 import type { Services } from "../services.js";
 import { buildContext } from "./context.js";
 import { toGraphQLError } from "./errors.js";
+import { operationLimitPlugins } from "./limits.js";
 import { schema } from "./schema/index.js";
 
 /** Yoga does not pass validation errors through maskError; they get the spec's code here. */
@@ -37,16 +39,41 @@ function yogaLogger(logger: Logger): YogaLogger {
   return { debug: forward("debug"), info: forward("info"), warn: forward("warn"), error: forward("error") };
 }
 
-/** /graphql: queries, mutations, and subscriptions over SSE (graphql-sse's distinct-connections mode). */
+/**
+ * Yoga answers any Origin with itself and allows credentials by default. Here only the operator's allow-list
+ * (GRAPHQL_CORS_ORIGINS, empty by default) gets CORS, never with credentials: callers authenticate with a header
+ * their own code sets, not with cookies. Other origins get no CORS headers at all.
+ */
+function corsFor(config: Config): (request: globalThis.Request) => CORSOptions {
+  const allowed = new Set(config.GRAPHQL_CORS_ORIGINS);
+  return (request: globalThis.Request) => {
+    const origin = request.headers.get("origin");
+    if (!origin || !allowed.has(origin)) return false;
+    return {
+      origin: [origin],
+      credentials: false,
+      methods: ["GET", "POST"],
+      allowedHeaders: ["authorization", "x-api-key", "content-type", "accept"],
+      exposedHeaders: ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After"],
+      maxAge: 7200,
+    };
+  };
+}
+
+/**
+ * /graphql: queries, mutations, and subscriptions over SSE (graphql-sse's distinct-connections mode). GraphiQL is
+ * served by src/http/graphiql.ts, from the service's own copy of its assets.
+ */
 export function createGraphQLHandler(services: Services) {
   return createYoga<{ req: Request; res: Response }>({
     schema,
     graphqlEndpoint: "/graphql",
-    graphiql: services.config.NODE_ENV !== "production",
+    graphiql: false,
     landingPage: false,
-    plugins: [validationErrorsAsValidation],
+    cors: corsFor(services.config),
+    plugins: [...operationLimitPlugins(services.config), validationErrorsAsValidation],
     logging: yogaLogger(services.logger),
     maskedErrors: { maskError: (error) => toGraphQLError(error) },
-    context: ({ req }) => buildContext(services, req.principal ?? null, String(req.id)),
+    context: ({ req }) => buildContext(services, req),
   });
 }

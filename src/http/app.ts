@@ -1,17 +1,22 @@
 import express, { type Express, Router } from "express";
 import { AppError } from "../errors.js";
 import { createGraphQLHandler } from "../graphql/yoga.js";
+import { maxPdfBytes } from "../knowledge/sources.js";
 import { restRouter, restRoutes } from "../rest/index.js";
 import type { Services } from "../services.js";
 import { authenticate, rejectInvalidCredential } from "./auth.js";
 import { docsRouter } from "./docs.js";
 import { errorHandler } from "./errors.js";
+import { graphiqlPage } from "./graphiql.js";
 import { operationsRouter, requestLogging, requestMetrics } from "./observability.js";
 import { RateLimits, rateLimitByCaller } from "./rate-limit.js";
+import { securityHeaders } from "./security-headers.js";
 import "./request.js";
 import { widgetRouter } from "./widget.js";
 
 export const jsonBodyLimit = 1024 * 1024;
+// The operations and map fields that travel beside an uploaded file.
+const multipartOverhead = 64 * 1024;
 
 // Paths that authenticate themselves (provider signatures, widget tokens) and count their own rate limits.
 const selfAuthenticated = /^\/api\/(channels\/|v1\/(channels|voice|widget)\/)/;
@@ -26,6 +31,7 @@ export function createApp(services: Services, limits = new RateLimits(services))
   app.disable("x-powered-by");
   app.set("trust proxy", services.config.TRUST_PROXY);
   app.set("query parser", "simple");
+  app.use(securityHeaders());
 
   app.use(requestLogging(services));
   app.use(requestMetrics(services));
@@ -60,17 +66,14 @@ export function createApp(services: Services, limits = new RateLimits(services))
     }),
   );
 
-  if (services.config.NODE_ENV === "production") {
-    // Without GraphiQL, yoga answers a browser's page request with an empty 406: say what happened, as JSON.
-    app.get("/graphql", (req, _res, next) => {
-      if (
-        req.accepts(["application/graphql-response+json", "application/json", "text/event-stream", "text/html"]) !== "text/html"
-      ) {
-        return next();
-      }
-      throw new AppError("NOT_FOUND", "GraphiQL is not served in production: send GraphQL operations to POST /graphql");
-    });
-  }
+  // Yoga reads any other body itself, with no limit: /graphql reads them here, under the same limit as JSON (a
+  // PDF upload, multipart, under the PDF limit), so that every oversized body is the same 413.
+  app.use(
+    "/graphql",
+    express.raw({ type: "multipart/form-data", limit: maxPdfBytes + multipartOverhead }),
+    express.raw({ type: () => true, limit: jsonBodyLimit }),
+  );
+  app.use(graphiqlPage(services.config));
   const graphql = createGraphQLHandler(services);
   app.use("/graphql", graphql as unknown as express.RequestHandler);
 

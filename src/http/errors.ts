@@ -1,9 +1,9 @@
 import type { ErrorRequestHandler, Response } from "express";
 import { databaseBusy } from "../db/busy.js";
-import { AppError, Unavailable } from "../errors.js";
+import { AppError, RateLimitError } from "../errors.js";
 
 export function sendError(res: Response, error: AppError): void {
-  if (error instanceof Unavailable) res.setHeader("Retry-After", String(error.retryAfterS));
+  if (error instanceof RateLimitError) res.setHeader("Retry-After", String(error.retryAfterS));
   res.status(error.status).json({
     error: error.message,
     code: error.code,

@@ -31,7 +31,7 @@ export async function runOperation<TResult, TVariables extends Record<string, un
     schema,
     document,
     variableValues: variables,
-    contextValue: buildContext(services, req.principal ?? null, String(req.id)),
+    contextValue: buildContext(services, req),
   });
   if (result.errors?.length) {
     // No data at all means the variables were rejected before execution: the request is invalid.
@@ -64,7 +64,7 @@ export async function runSubscription<TResult, TVariables extends Record<string,
     schema,
     document,
     variableValues: variables,
-    contextValue: buildContext(services, req.principal ?? null, String(req.id)),
+    contextValue: buildContext(services, req),
   });
   if (!(Symbol.asyncIterator in result)) {
     if (result.errors?.length && result.data === undefined && !result.errors.some((e) => e.originalError)) {

@@ -1,13 +1,22 @@
+import type { Config } from "../config.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
 import type { Services } from "../services.js";
 
-/** The rate limit in force for a tenant: its own setting, or the service default. */
+/**
+ * The rate limit in force for a tenant: its own setting, or the service default. A setting may allow at most
+ * RATE_LIMIT_TENANT_MAX requests per RATE_LIMIT_WINDOW_S, scaled to the tenant's own window; the operator's
+ * default is not capped.
+ */
 export function effectiveRateLimit(
   settings: Prisma.JsonValue,
-  config: { RATE_LIMIT_MAX: number; RATE_LIMIT_WINDOW_S: number },
+  config: Pick<Config, "RATE_LIMIT_MAX" | "RATE_LIMIT_WINDOW_S" | "RATE_LIMIT_TENANT_MAX">,
 ): { max: number; windowS: number } {
   const s = (settings ?? {}) as { rateLimitMax?: number; rateLimitWindowS?: number };
-  return { max: s.rateLimitMax ?? config.RATE_LIMIT_MAX, windowS: s.rateLimitWindowS ?? config.RATE_LIMIT_WINDOW_S };
+  const max = s.rateLimitMax ?? config.RATE_LIMIT_MAX;
+  const windowS = s.rateLimitWindowS ?? config.RATE_LIMIT_WINDOW_S;
+  if (s.rateLimitMax === undefined && s.rateLimitWindowS === undefined) return { max, windowS };
+  const ceiling = Math.max(1, Math.floor((config.RATE_LIMIT_TENANT_MAX * windowS) / config.RATE_LIMIT_WINDOW_S));
+  return { max: Math.min(max, ceiling), windowS };
 }
 
 /** The rate limit in force for a tenant known only by id (webhooks, the widget): read from its settings. */

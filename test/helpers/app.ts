@@ -75,6 +75,9 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     // Every test's webhooks come from 127.0.0.1, and in a shared Redis its failures would add up across files
     // and runs: the per-address failure limit is off unless a test sets it (test/channels/source-limit.test.ts).
     WEBHOOK_FAILURE_MAX: "1000000",
+    // Every test logs in from 127.0.0.1, whose failed attempts would add up in a shared Redis over a day of runs;
+    // the login throttle's own tests speak from addresses of their own and set what they test.
+    LOGIN_FREE_ATTEMPTS_PER_ADDRESS: "1000000",
     ...env,
   });
   const services = await createServices(config, {

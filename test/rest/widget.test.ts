@@ -228,20 +228,47 @@ describe("POST /api/v1/widget/init", () => {
     expect(res.headers.get("access-control-allow-origin")).toBeNull();
   });
 
-  it("answers the CORS preflight for allow-listed origins only", async () => {
+  it("answers every page's CORS preflight the same, so that it tells nothing of any tenant's allow-list", async () => {
     const preflight = (origin: string) =>
       fetch(`${app.url}/api/v1/widget/message`, {
         method: "OPTIONS",
         headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "x-widget-token" },
       });
-    const allowed = await preflight(site);
-    expect(allowed.status).toBe(204);
-    expect(allowed.headers.get("access-control-allow-origin")).toBe(site);
-    expect(allowed.headers.get("access-control-allow-headers")).toContain("x-widget-token");
-    expect(allowed.headers.get("access-control-allow-methods")).toContain("POST");
-    const refused = await preflight("https://evil.example");
+    const corsHeaders = (res: Response) =>
+      [...res.headers.entries()].filter(([name]) => name.startsWith("access-control-") && name !== "access-control-allow-origin");
+    const listed = await preflight(site);
+    expect(listed.status).toBe(204);
+    expect(listed.headers.get("access-control-allow-origin")).toBe(site);
+    expect(listed.headers.get("access-control-allow-headers")).toContain("x-widget-token");
+    expect(listed.headers.get("access-control-allow-methods")).toContain("POST");
+    const unlisted = await preflight("https://evil.example");
+    expect(unlisted.status).toBe(listed.status);
+    expect(corsHeaders(unlisted)).toEqual(corsHeaders(listed));
+    // What decides is the request itself, checked against its own channel's list.
+    const refused = await init({ origin: "https://evil.example" });
     expect(refused.status).toBe(403);
     expect(refused.headers.get("access-control-allow-origin")).toBeNull();
+    expect((await preflight("null")).status).toBe(403);
+  });
+
+  it("answers a bad token's 401 alike to every page, listed anywhere or not", async () => {
+    const listed = await init({ token: "hello" });
+    const unlisted = await init({ token: "hello", origin: "https://evil.example" });
+    expect([listed.status, unlisted.status]).toEqual([401, 401]);
+    expect(listed.headers.get("access-control-allow-origin")).toBe(site);
+    expect(unlisted.headers.get("access-control-allow-origin")).toBe("https://evil.example");
+  });
+
+  it("gives another tenant's token no CORS on a page only the first tenant lists", async () => {
+    const other = await app.tenant("Other Widget Bank");
+    await app.request("/api/tenant/channels/widget", {
+      method: "PUT",
+      key: other.apiKey,
+      body: { settings: { allowed_origins: ["https://www.other-bank.example"] } },
+    });
+    const res = await init({ token: await newToken(other.apiKey) });
+    expect(res.status).toBe(403);
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
   });
 });
 

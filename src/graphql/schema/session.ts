@@ -33,7 +33,7 @@ builder.mutationField("login", (t) =>
       password: t.arg.string({ required: true }),
       tenantId: t.arg.id({ required: false }),
     },
-    resolve: (_root, args, ctx) => logIn(ctx.services, parseInput(loginInput, args)),
+    resolve: (_root, args, ctx) => logIn(ctx.services, parseInput(loginInput, args), ctx.clientIp),
   }),
 );
 

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+
+// Issue 10: CORS and security headers on every answer, and GraphiQL that needs no internet.
+
+const dashboard = "https://dashboard.bank.example";
+let app: TestApp;
+
+beforeAll(async () => {
+  app = await startTestApp({ GRAPHQL_CORS_ORIGINS: `${dashboard}, https://ops.bank.example/` });
+});
+afterAll(() => app?.close());
+
+const graphqlFrom = (origin: string, method = "POST") =>
+  fetch(`${app.url}/graphql`, {
+    method,
+    headers:
+      method === "OPTIONS"
+        ? { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" }
+        : { origin, "content-type": "application/json" },
+    body: method === "POST" ? JSON.stringify({ query: "{ __typename }" }) : undefined,
+  });
+
+describe("CORS on /graphql", () => {
+  it("gives another origin no CORS headers at all, on the preflight and on the request", async () => {
+    for (const method of ["OPTIONS", "POST"]) {
+      const res = await graphqlFrom("https://evil.example", method);
+      expect(res.headers.get("access-control-allow-origin"), method).toBeNull();
+      expect(res.headers.get("access-control-allow-credentials"), method).toBeNull();
+    }
+    expect((await graphqlFrom("null", "OPTIONS")).headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("allows the operator's origins, without credentials", async () => {
+    for (const origin of [dashboard, "https://ops.bank.example"]) {
+      const preflight = await graphqlFrom(origin, "OPTIONS");
+      expect(preflight.headers.get("access-control-allow-origin")).toBe(origin);
+      expect(preflight.headers.get("access-control-allow-headers")).toContain("authorization");
+      expect(preflight.headers.get("access-control-allow-credentials")).toBeNull();
+      const res = await graphqlFrom(origin);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("access-control-allow-origin")).toBe(origin);
+    }
+  });
+});
+
+describe("security headers", () => {
+  it("are on every answer: probes, API errors, GraphQL, documents, 404s", async () => {
+    for (const path of ["/healthz", "/api/conversations", "/graphql?query=%7B__typename%7D", "/openapi.json", "/nowhere"]) {
+      const res = await fetch(`${app.url}${path}`, { headers: { accept: "application/json" } });
+      expect(res.headers.get("x-content-type-options"), path).toBe("nosniff");
+      expect(res.headers.get("x-frame-options"), path).toBe("DENY");
+      expect(res.headers.get("strict-transport-security"), path).toMatch(/max-age=\d+/);
+      expect(res.headers.get("referrer-policy"), path).toBe("no-referrer");
+      expect(res.headers.get("content-security-policy"), path).toContain("default-src 'none'");
+      expect(res.headers.get("x-powered-by"), path).toBeNull();
+    }
+  });
+
+  it("let other sites' pages load the widget script", async () => {
+    const res = await fetch(`${app.url}/widget.js`);
+    expect(res.headers.get("cross-origin-resource-policy")).toBe("cross-origin");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+
+  it("keep the docs page's own policy, which lets it show its inline styles", async () => {
+    const res = await fetch(`${app.url}/docs`);
+    expect(res.headers.get("content-security-policy")).toBe("default-src 'none'; style-src 'unsafe-inline'");
+  });
+});
+
+describe("GraphiQL", () => {
+  const page = () => fetch(`${app.url}/graphql`, { headers: { accept: "text/html", "accept-encoding": "gzip" } });
+
+  it("references no other host: its scripts, styles, fonts and workers are in the page", async () => {
+    const res = await page();
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("renderYogaGraphiQL");
+    // Outside the one inline script (whose bundled code mentions URLs in strings and comments), the page has
+    // no attribute or stylesheet reference to another host.
+    const outsideScript = html.replace(/<script>[\s\S]*?<\/script>/g, "");
+    expect(outsideScript).not.toMatch(/(src|href)\s*=\s*["']?(https?:)?\/\//i);
+    expect(outsideScript).not.toMatch(/url\(\s*["']?(https?:)?\/\//i);
+    expect(outsideScript).not.toMatch(/@import/i);
+    expect(html).not.toMatch(/<script[^>]+src=/i);
+  });
+
+  it("has a policy that names no other host, and runs its one script by hash", async () => {
+    const policy = (await page()).headers.get("content-security-policy")!;
+    expect(policy).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'/);
+    expect(policy).toContain("connect-src 'self'");
+    expect(policy).not.toMatch(/https?:|\*|'unsafe-eval'/);
+    expect(policy.match(/script-src[^;]*/)![0]).not.toContain("'unsafe-inline'");
+  });
+});
