@@ -7,6 +7,7 @@ import type { Services } from "../services.js";
 import { buildContext } from "./context.js";
 import { toGraphQLError } from "./errors.js";
 import { schema } from "./schema/index.js";
+import { requestErrorHttp, storableGraphQLInput } from "./storable-input.js";
 
 /** Yoga does not pass validation errors through maskError; they get the spec's code here. */
 const validationErrorsAsValidation: Plugin = {
@@ -14,7 +15,11 @@ const validationErrorsAsValidation: Plugin = {
     () =>
     ({ result, setResult }) => {
       if (result.length) {
-        setResult(result.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: "VALIDATION" } })));
+        setResult(
+          result.map(
+            (e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: "VALIDATION", http: requestErrorHttp } }),
+          ),
+        );
       }
     },
 };
@@ -44,7 +49,7 @@ export function createGraphQLHandler(services: Services) {
     graphqlEndpoint: "/graphql",
     graphiql: services.config.NODE_ENV !== "production",
     landingPage: false,
-    plugins: [validationErrorsAsValidation],
+    plugins: [storableGraphQLInput, validationErrorsAsValidation],
     logging: yogaLogger(services.logger),
     maskedErrors: { maskError: (error) => toGraphQLError(error) },
     context: ({ req }) => buildContext(services, req.principal ?? null, String(req.id)),

@@ -6,9 +6,11 @@ import type { Services } from "../services.js";
 import { authenticate, rejectInvalidCredential } from "./auth.js";
 import { docsRouter } from "./docs.js";
 import { errorHandler } from "./errors.js";
+import { graphqlRequestGuard } from "./graphql-request.js";
 import { operationsRouter, requestLogging, requestMetrics } from "./observability.js";
 import { RateLimits, rateLimitByCaller } from "./rate-limit.js";
 import "./request.js";
+import { assertUtf8Body, storableInput } from "./storable-input.js";
 import { widgetRouter } from "./widget.js";
 
 export const jsonBodyLimit = 1024 * 1024;
@@ -54,11 +56,13 @@ export function createApp(services: Services, limits = new RateLimits(services))
   app.use(
     express.json({
       limit: jsonBodyLimit,
-      verify: (req, _res, buf) => {
+      verify: (req, _res, buf, encoding) => {
         (req as express.Request).rawBody = buf;
+        assertUtf8Body(req as express.Request, buf, encoding);
       },
     }),
   );
+  app.use(storableInput);
 
   if (services.config.NODE_ENV === "production") {
     // Without GraphiQL, yoga answers a browser's page request with an empty 406: say what happened, as JSON.
@@ -72,7 +76,7 @@ export function createApp(services: Services, limits = new RateLimits(services))
     });
   }
   const graphql = createGraphQLHandler(services);
-  app.use("/graphql", graphql as unknown as express.RequestHandler);
+  app.use("/graphql", graphqlRequestGuard, graphql as unknown as express.RequestHandler);
 
   app.use(restRouter(routes));
 
