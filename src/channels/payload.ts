@@ -1,4 +1,5 @@
 import { AppError } from "../errors.js";
+import { storableValue } from "../http/storable-text.js";
 import type { WebhookRequest } from "./adapter.js";
 
 // Provider payloads are read defensively: a field of an unexpected type is treated as absent, never trusted.
@@ -22,12 +23,19 @@ export function headerOf(req: Pick<WebhookRequest, "headers">, name: string): st
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The raw body as a JSON object, or 422 VALIDATION. */
-export function jsonBody(req: WebhookRequest): Record<string, unknown> {
-  let body: unknown;
+/** The raw body as JSON with its text made storable, or null when it is not JSON. */
+export function jsonValue(req: WebhookRequest): unknown {
   try {
-    body = JSON.parse(req.rawBody.toString("utf8"));
+    return storableValue(JSON.parse(req.rawBody.toString("utf8")));
   } catch {
+    return null;
+  }
+}
+
+/** The raw body as a JSON object with its text made storable, or 422 VALIDATION. */
+export function jsonBody(req: WebhookRequest): Record<string, unknown> {
+  const body = jsonValue(req);
+  if (body === null) {
     throw new AppError("VALIDATION", "Request body is not valid JSON", [{ path: "body", message: "malformed JSON" }]);
   }
   if (!isObject(body)) {
@@ -36,9 +44,9 @@ export function jsonBody(req: WebhookRequest): Record<string, unknown> {
   return body;
 }
 
-/** The raw body as form fields (application/x-www-form-urlencoded), in the order sent. */
+/** The raw body as form fields (application/x-www-form-urlencoded), in the order sent, their text made storable. */
 export function formBody(req: WebhookRequest): Record<string, string> {
-  return Object.fromEntries(new URLSearchParams(req.rawBody.toString("utf8")));
+  return storableValue(Object.fromEntries(new URLSearchParams(req.rawBody.toString("utf8")))) ?? {};
 }
 
 /** A phone number as E.164 with a leading + (providers send digits, with or without it). */

@@ -5,7 +5,7 @@ import { PermanentJobError } from "../jobs/queue.js";
 import type { Services } from "../services.js";
 import type { ChannelAdapter, ChannelEvent, ConfiguredChannel, WebhookEndpoint, WebhookRequest } from "./adapter.js";
 import { cutAtBoundary } from "./format.js";
-import { asArray, asObject, asText, formBody, headerOf, isObject } from "./payload.js";
+import { asArray, asObject, asText, formBody, headerOf, isObject, jsonValue } from "./payload.js";
 import { ProviderError, postJson } from "./provider-http.js";
 import { hmac, safeEqual } from "./signatures.js";
 import { enabledChannelsOf } from "./store.js";
@@ -100,12 +100,8 @@ const verify = (req: WebhookRequest, channel: ConfiguredChannel) =>
   Boolean(channel.credentials.signing_secret) && verifySlackSignature(req, channel.credentials.signing_secret!);
 
 function jsonOrNull(req: WebhookRequest): Record<string, unknown> | null {
-  try {
-    const body: unknown = JSON.parse(req.rawBody.toString("utf8"));
-    return isObject(body) ? body : null;
-  } catch {
-    return null;
-  }
+  const body = jsonValue(req);
+  return isObject(body) ? body : null;
 }
 
 /**

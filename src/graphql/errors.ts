@@ -1,6 +1,7 @@
 import { GraphQLError } from "graphql";
 import { databaseBusy } from "../db/busy.js";
 import { AppError, isErrorCode, RateLimitError } from "../errors.js";
+import { requestErrorHttp } from "./storable-input.js";
 
 /**
  * The one translation from a thrown error to what a GraphQL client sees: the spec's code in
@@ -23,12 +24,14 @@ export function toGraphQLError(error: unknown): GraphQLError {
       },
     });
   }
-  if (error instanceof GraphQLError && !error.originalError) {
-    // Parse, validation and variable coercion errors: the request itself is wrong. An HTTP status set for it
-    // (an operation over the limits) stays for yoga, which does not send it on.
+  // GraphQL's own errors: parse, validation, and variable coercion (which wraps the scalar's GraphQLError).
+  if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) {
     const code = isErrorCode(error.extensions?.code) ? error.extensions.code : "VALIDATION";
-    const http = error.extensions?.http;
-    return new GraphQLError(error.message, { path, nodes: error.nodes, extensions: { code, ...(http ? { http } : {}) } });
+    if (path) return new GraphQLError(error.message, { path, nodes: error.nodes, extensions: { code } });
+    // Before execution the request itself is wrong: 4xx. Yoga's own status stands (405, 415…), but not its
+    // `spec` flag, which answers 200 to application/json.
+    const http = { ...requestErrorHttp, ...(error.extensions?.http as object | undefined), spec: false };
+    return new GraphQLError(error.message, { nodes: error.nodes, extensions: { code, http } });
   }
   return new GraphQLError("Internal server error", { path, extensions: { code: "INTERNAL" } });
 }
@@ -43,7 +46,11 @@ export function toAppError(errors: readonly GraphQLError[]): AppError {
   if (busy) return busy;
   const mapped = first ? toGraphQLError(first) : undefined;
   const code = mapped?.extensions.code;
-  if (!mapped || !isErrorCode(code)) return new AppError("INTERNAL", "Internal server error");
-  const details = mapped.extensions.details as AppError["details"];
-  return new AppError(code, mapped.message, details);
+  const details = mapped?.extensions.details as AppError["details"];
+  const error = isErrorCode(code)
+    ? new AppError(code, mapped!.message, details)
+    : new AppError("INTERNAL", "Internal server error");
+  // The log of a 500 names what failed, not only where the GraphQL error was translated.
+  if (error.status >= 500) error.cause = first?.originalError ?? first;
+  return error;
 }

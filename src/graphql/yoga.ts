@@ -9,6 +9,7 @@ import { buildContext } from "./context.js";
 import { toGraphQLError } from "./errors.js";
 import { operationLimitPlugins } from "./limits.js";
 import { schema } from "./schema/index.js";
+import { requestErrorHttp, storableGraphQLInput } from "./storable-input.js";
 
 /** Yoga does not pass validation errors through maskError; they get the spec's code here. */
 const validationErrorsAsValidation: Plugin = {
@@ -16,7 +17,11 @@ const validationErrorsAsValidation: Plugin = {
     () =>
     ({ result, setResult }) => {
       if (result.length) {
-        setResult(result.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: "VALIDATION" } })));
+        setResult(
+          result.map(
+            (e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: "VALIDATION", http: requestErrorHttp } }),
+          ),
+        );
       }
     },
 };
@@ -71,7 +76,7 @@ export function createGraphQLHandler(services: Services) {
     graphiql: false,
     landingPage: false,
     cors: corsFor(services.config),
-    plugins: [...operationLimitPlugins(services.config), validationErrorsAsValidation],
+    plugins: [...operationLimitPlugins(services.config), storableGraphQLInput, validationErrorsAsValidation],
     logging: yogaLogger(services.logger),
     maskedErrors: { maskError: (error) => toGraphQLError(error) },
     context: ({ req }) => buildContext(services, req),

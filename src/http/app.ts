@@ -8,10 +8,12 @@ import { authenticate, rejectInvalidCredential } from "./auth.js";
 import { docsRouter } from "./docs.js";
 import { errorHandler } from "./errors.js";
 import { graphiqlPage } from "./graphiql.js";
+import { graphqlRequestGuard } from "./graphql-request.js";
 import { operationsRouter, requestLogging, requestMetrics } from "./observability.js";
 import { RateLimits, rateLimitByCaller } from "./rate-limit.js";
 import { securityHeaders } from "./security-headers.js";
 import "./request.js";
+import { assertUtf8Body, storableInput } from "./storable-input.js";
 import { widgetRouter } from "./widget.js";
 
 export const jsonBodyLimit = 1024 * 1024;
@@ -60,11 +62,13 @@ export function createApp(services: Services, limits = new RateLimits(services))
   app.use(
     express.json({
       limit: jsonBodyLimit,
-      verify: (req, _res, buf) => {
+      verify: (req, _res, buf, encoding) => {
         (req as express.Request).rawBody = buf;
+        assertUtf8Body(req as express.Request, buf, encoding);
       },
     }),
   );
+  app.use(storableInput);
 
   // Yoga reads any other body itself, with no limit: /graphql reads them here, under the same limit as JSON (a
   // PDF upload, multipart, under the PDF limit), so that every oversized body is the same 413.
@@ -75,7 +79,7 @@ export function createApp(services: Services, limits = new RateLimits(services))
   );
   app.use(graphiqlPage(services.config));
   const graphql = createGraphQLHandler(services);
-  app.use("/graphql", graphql as unknown as express.RequestHandler);
+  app.use("/graphql", graphqlRequestGuard, graphql as unknown as express.RequestHandler);
 
   app.use(restRouter(routes));
 

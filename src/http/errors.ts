@@ -15,6 +15,10 @@ interface BodyParserError extends Error {
   type?: string;
   status?: number;
   limit?: number;
+  /** http-errors' flag: the message is meant for the client. */
+  expose?: boolean;
+  /** zlib's code when a compressed body is corrupt. */
+  code?: string;
 }
 
 /** The one place an HTTP error body is made: `{error, code}` (+ `details`), never a stack trace. */
@@ -46,6 +50,16 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   }
   if (parserError.type === "encoding.unsupported" || parserError.type === "charset.unsupported") {
     sendError(res, new AppError("VALIDATION", parserError.message, undefined, 415));
+    return;
+  }
+  if (parserError.code?.startsWith("Z_")) {
+    const encoding = req.get("content-encoding");
+    sendError(res, new AppError("VALIDATION", `Request body is not valid ${encoding} data`, undefined, 400));
+    return;
+  }
+  if (parserError.expose && parserError.status && parserError.status >= 400 && parserError.status < 500) {
+    // Any other refusal by Express or the body parser (an undecodable path, an aborted body): the caller's.
+    sendError(res, new AppError("VALIDATION", parserError.message, undefined, parserError.status));
     return;
   }
   req.log?.error({ err }, "unexpected error");

@@ -76,6 +76,11 @@ const pdfUpload: RestRoute["before"] = [
           ),
         );
       }
+      if (err instanceof Error) {
+        // Busboy's: no boundary, a part cut short, a stream that is not multipart at all.
+        const problem = { path: "body", message: err.message };
+        return next(new AppError("VALIDATION", `Malformed multipart body: ${err.message}`, [problem], 400));
+      }
       next(err);
     });
   },

@@ -1,0 +1,55 @@
+import type { Request, RequestHandler } from "express";
+import { AppError } from "../errors.js";
+import { storableValue, unstorableInput } from "./storable-text.js";
+
+/** Where providers post (channel webhooks, voice callbacks): their payloads are cleaned, never refused. */
+export const providerPath = /^\/api\/(channels\/|v1\/(channels|voice)\/)/;
+
+function decodedPath(req: Request): string {
+  try {
+    return decodeURIComponent(req.path);
+  } catch {
+    throw new AppError(
+      "VALIDATION",
+      "The request path is not valid percent-encoded UTF-8",
+      [{ path: "path", message: "invalid percent-encoding" }],
+      400,
+    );
+  }
+}
+
+/**
+ * Input nothing can store is answered here, before any of it is written: a caller's path, query and
+ * parsed body with a NUL, an unpaired surrogate or absurd nesting get 422 VALIDATION naming the field. A
+ * provider's query string is cleaned instead (its body is cleaned where the channel reads it).
+ */
+export const storableInput: RequestHandler = (req, _res, next) => {
+  if (providerPath.test(req.originalUrl)) {
+    Object.defineProperty(req, "query", { value: storableValue(req.query) ?? {}, configurable: true, enumerable: true });
+    return next();
+  }
+  const problem =
+    unstorableInput(decodedPath(req), "path") ??
+    unstorableInput(req.query, "query") ??
+    (Buffer.isBuffer(req.body) ? null : unstorableInput(req.body, ""));
+  if (problem) {
+    const field = { path: problem.path || "body", message: problem.message };
+    throw new AppError("VALIDATION", `Invalid request: ${field.path} ${field.message}`, [field]);
+  }
+  next();
+};
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * For the JSON parser's `verify`: a caller's UTF-8 body must be UTF-8, rather than have its broken bytes
+ * quietly turned into U+FFFD. Providers' bytes are kept as sent, for their signatures.
+ */
+export function assertUtf8Body(req: Request, body: Buffer, encoding: string): void {
+  if (providerPath.test(req.originalUrl) || !/^utf-?8$/i.test(encoding)) return;
+  try {
+    utf8.decode(body);
+  } catch {
+    throw new AppError("VALIDATION", "Request body is not valid UTF-8", [{ path: "body", message: "invalid UTF-8" }]);
+  }
+}
