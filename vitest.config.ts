@@ -12,7 +12,10 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     exclude: ["node_modules/**"],
+    setupFiles: ["test/setup.ts"],
     testTimeout: 30_000,
+    // Conditions polled for get as long as a slow, loaded 2-core machine needs (the default is one second).
+    expect: { poll: { timeout: 30_000 } },
     hookTimeout: 60_000,
     pool: "forks",
     // Two cores: each file opens its own database; more workers only queue on the CPU.

@@ -63,6 +63,8 @@ const schema = z.object({
   JOB_LEASE_MS: z.coerce.number().int().min(1_000).default(60_000),
   // Attempts at sending one reply through a provider; with the queue's backoff, 8 span about two minutes.
   SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(8),
+  // How long a stopping instance waits for in-flight requests and jobs before it closes its connections regardless.
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
   PUBLIC_BASE_URL: optionalString,
   // A comment on open chat streams this often keeps proxies from closing them as idle.
   SSE_HEARTBEAT_MS: z.coerce.number().int().positive().default(15_000),

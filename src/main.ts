@@ -7,7 +7,8 @@ import { startResyncSchedule } from "./knowledge/schedule.js";
 import { closeServices, createServices } from "./services.js";
 import { ensureDemoTenant } from "./tenants/bootstrap.js";
 
-const shutdownGraceMs = 25_000;
+// After the drain deadline, closing the database, Redis and the worker thread gets this long before the process just exits.
+const closeGraceMs = 5_000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -57,11 +58,11 @@ async function main(): Promise<void> {
     const force = setTimeout(() => {
       logger.error("graceful shutdown timed out");
       process.exit(1);
-    }, shutdownGraceMs);
+    }, config.SHUTDOWN_TIMEOUT_MS + closeGraceMs);
     force.unref();
     // Ends the open chat streams (src/graphql/schema/chat.ts), which server.close() would otherwise wait for.
     services.shutdown.abort();
-    await Promise.all([
+    const drained = Promise.all([
       server
         ? new Promise<void>((resolve) => {
             // A keep-alive connection whose last response ends after close() would otherwise stay open until
@@ -75,10 +76,22 @@ async function main(): Promise<void> {
           })
         : undefined,
       worker?.stop(),
+    ]).then(() => true);
+    let deadline: NodeJS.Timeout | undefined;
+    const inTime = await Promise.race([
+      drained,
+      new Promise<false>((resolve) => {
+        deadline = setTimeout(() => resolve(false), config.SHUTDOWN_TIMEOUT_MS);
+      }),
     ]);
+    clearTimeout(deadline);
+    if (!inTime) {
+      logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "in-flight requests or jobs outlived the shutdown deadline");
+      server?.closeAllConnections();
+    }
     await closeServices(services);
     logger.info("stopped");
-    process.exit(0);
+    process.exit(inTime ? 0 : 1);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));

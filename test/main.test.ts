@@ -35,7 +35,7 @@ describe.runIf(!process.env.DATABASE_URL)("npm start on an empty data directory"
     expect(second.stdout()).not.toContain("prl_");
     second.child.kill("SIGTERM");
     expect(await second.exit()).toBe(0);
-  }, 60_000);
+  }, 300_000);
 });
 
 /** The events of a server-sent event stream as they arrive, and when it ends. */
@@ -105,5 +105,5 @@ describe("SIGTERM", () => {
       await fake.close();
       await database?.drop();
     }
-  }, 90_000);
+  }, 300_000);
 });

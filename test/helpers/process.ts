@@ -41,7 +41,7 @@ export function runScript(entry: string, args: string[], env: Record<string, str
     child,
     stdout: () => out,
     stderr: () => err,
-    async waitFor(pattern, timeoutMs = 30_000) {
+    async waitFor(pattern, timeoutMs = 120_000) {
       const started = Date.now();
       for (;;) {
         const match = out.match(pattern);
@@ -56,7 +56,7 @@ export function runScript(entry: string, args: string[], env: Record<string, str
 }
 
 /** Polls until the service answers (any status) and returns that response; throws when it never does. */
-export async function whenServing(url: string, init?: RequestInit, timeoutMs = 30_000): Promise<Response> {
+export async function whenServing(url: string, init?: RequestInit, timeoutMs = 120_000): Promise<Response> {
   const started = Date.now();
   for (;;) {
     const res = await fetch(url, init).catch(() => null);
