@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { openDatabase } from "../../src/db/client.js";
+import { startFakeOpenAI } from "../fakes/openai-server.js";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.js";
 import { freePort, runScript, type Spawned, whenServing } from "../helpers/process.js";
@@ -66,7 +67,13 @@ describe("crash recovery under a webhook storm", () => {
     if (database) providers.push(await startFakeProviders());
     const [victimProvider, survivorProvider] = providers as [FakeProviders, FakeProviders | undefined];
     const sends = () => providers.flatMap((p) => p.sends);
+    // A model server that takes its time, as real ones do: at any instant some messages are stored and
+    // waiting for their answer, the instant a crash used to lose them.
+    const model = await startFakeOpenAI();
+    model.setFallback({ text: "You can reset your card PIN in the app, under Cards.", deltas: 2, delayMs: 400 });
     const env = {
+      OPENAI_API_KEY: model.apiKey,
+      OPENAI_BASE_URL: model.url,
       DATA_DIR: dataDir,
       DATABASE_URL: database?.url ?? "",
       REDIS_URL: process.env.REDIS_URL ?? "",
@@ -80,7 +87,7 @@ describe("crash recovery under a webhook storm", () => {
       const child = runScript("src/main.ts", [], { ...env, ...provider.env, PORT: String(port) });
       spawned.push(child);
       const url = `http://127.0.0.1:${port}`;
-      await whenServing(`${url}/healthz`, undefined, 150_000);
+      await whenServing(`${url}/healthz`, undefined, 240_000);
       return { url, process: child };
     };
     try {
@@ -177,6 +184,7 @@ describe("crash recovery under a webhook storm", () => {
     } finally {
       for (const child of spawned) child.child.kill("SIGKILL");
       for (const provider of providers) await provider.close();
+      await model.close();
       await database?.drop();
     }
   }, 400_000);
