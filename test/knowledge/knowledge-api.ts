@@ -3,7 +3,7 @@ import { expect } from "vitest";
 import type { TestApp } from "../helpers/app.js";
 
 /** The REST record of a source once its sync has ended (ready or failed). */
-export async function waitForSource(app: TestApp, id: string, key: string, timeout = 20_000) {
+export async function waitForSource(app: TestApp, id: string, key: string, timeout = 60_000) {
   let source: any;
   await expect
     .poll(

@@ -71,7 +71,8 @@ afterAll(async () => {
   await Promise.all(sites.map((site) => site.close()));
 });
 
-describe("what a resync removes", () => {
+// The first crawl of the file starts the document thread, which takes seconds on a loaded machine.
+describe("what a resync removes", { timeout: 90_000 }, () => {
   it("keeps pages that failed this time, drops pages that answered 410, and, once the crawl is complete, pages no longer linked", async () => {
     const site = await siteWith();
     const bank = await crawlingTenant("Resync Bank");

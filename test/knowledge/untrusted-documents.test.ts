@@ -45,7 +45,7 @@ describe("untrusted documents", { timeout: 120_000 }, () => {
   it("fails a PDF that is a decompression bomb (1 GiB from one deflate stream) with the reason, answering /healthz meanwhile", async () => {
     const id = await upload(await flateBombPdf(1024), "tariffs.pdf");
     expect(await Promise.all(Array.from({ length: 5 }, healthz))).toEqual([200, 200, 200, 200, 200]);
-    const failed = await waitForSource(app, id, bank.apiKey, 60_000);
+    const failed = await waitForSource(app, id, bank.apiKey);
     expect(failed).toMatchObject({ status: "failed", chunks: 0 });
     expect(failed.error).toBe(
       "The PDF decompresses to more than 64 MiB, the most this service reads; it may be a decompression bomb.",
@@ -55,7 +55,7 @@ describe("untrusted documents", { timeout: 120_000 }, () => {
   it("keeps answering /healthz while a slow PDF is read, then fails it when its time is up", async () => {
     const id = await upload(await slowPdf(2_000), "slow.pdf");
     let ended = false;
-    const outcome = waitForSource(app, id, bank.apiKey, 60_000).finally(() => {
+    const outcome = waitForSource(app, id, bank.apiKey).finally(() => {
       ended = true;
     });
     const answeredWhileReading: number[] = [];
@@ -78,7 +78,7 @@ describe("untrusted documents", { timeout: 120_000 }, () => {
       body: { type: "url", source_url: bombSiteUrl },
     });
     expect(added.status).toBe(202);
-    const failed = await waitForSource(app, added.body.id, bank.apiKey, 60_000);
+    const failed = await waitForSource(app, added.body.id, bank.apiKey);
     expect(failed).toMatchObject({ status: "failed", pages: 0 });
     expect(failed.error).toBe(`No page could be read from ${bombSiteUrl}: larger than 5120 KiB`);
     expect(await healthz()).toBe(200);
