@@ -1,4 +1,5 @@
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { typeScriptThread } from "../threads/typescript-thread.js";
 import {
   type ExtractedHtml,
   type ExtractedPdf,
@@ -89,11 +90,7 @@ export class DocumentReader {
   }
 
   private spawn(): void {
-    const worker = new Worker(new URL("./thread-boot.mjs", import.meta.url), {
-      workerData: { entry: new URL("./extraction-thread.ts", import.meta.url).href },
-      // The thread gets its TypeScript loader from thread-boot.mjs and needs none of the process's flags
-      // (an inherited --input-type, say, would stop it from starting).
-      execArgv: [],
+    const worker = typeScriptThread(new URL("./extraction-thread.ts", import.meta.url), {
       resourceLimits: { maxOldGenerationSizeMb: this.settings.maxHeapMb },
     });
     // An idle pool does not keep the process alive; a request waiting on it does.

@@ -1,4 +1,5 @@
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { typeScriptThread } from "../../threads/typescript-thread.js";
 import { type IntentClassifier, type IntentExample, loadIntentClassifier } from "./classifier.js";
 
 export interface TrainingRequest {
@@ -11,18 +12,6 @@ export type TrainingReply = { id: number; model: unknown } | { id: number; error
 interface Pending {
   resolve(classifier: IntentClassifier): void;
   reject(error: Error): void;
-}
-
-const entry = new URL(`./train-worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url);
-
-/**
- * The worker thread's bootstrap. Run from TypeScript (`node --import tsx`, vitest), the worker must load tsx itself:
- * Node 20 does not apply a loader from the inherited `--import tsx` to a worker's entry, and vitest has none.
- */
-function bootstrap(): string {
-  if (!entry.pathname.endsWith(".ts")) return `import(${JSON.stringify(entry.href)})`;
-  const tsx = import.meta.resolve("tsx/esm/api");
-  return `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
 }
 
 /**
@@ -58,7 +47,7 @@ export class IntentTrainer {
   }
 
   private start(): Worker {
-    const worker = new Worker(bootstrap(), { eval: true, name: "intent-trainer" });
+    const worker = typeScriptThread(new URL("./train-worker.ts", import.meta.url), { name: "intent-trainer" });
     worker.on("message", (reply: TrainingReply) => this.settle(reply));
     worker.on("error", (err) => this.fail(err));
     worker.on("exit", (code) => {
