@@ -57,10 +57,12 @@ describe("security headers", () => {
     }
   });
 
-  it("let other sites' pages load the widget script", async () => {
+  it("let other sites' pages load the widget script, and its probe of /healthz, but nothing else", async () => {
     const res = await fetch(`${app.url}/widget.js`);
     expect(res.headers.get("cross-origin-resource-policy")).toBe("cross-origin");
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect((await fetch(`${app.url}/healthz`)).headers.get("cross-origin-resource-policy")).toBe("cross-origin");
+    expect((await fetch(`${app.url}/openapi.json`)).headers.get("cross-origin-resource-policy")).toBe("same-origin");
   });
 
   it("keep the docs page's own policy, which lets it show its inline styles", async () => {
