@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import autocannon from "autocannon";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
 import type { TestApp } from "../helpers/app.js";
+import { chatappMessageEvent } from "../helpers/channels.js";
 import {
   type BenchDatabase,
   benchDatabases,
@@ -21,33 +22,11 @@ const phoneNumberId = "200000000000002";
 /** A signed chat-app message event, as the provider sends it, from its own customer. */
 function signedEvent(n: number): { body: string; signature: string; from: string } {
   const from = `1555${String(n).padStart(7, "0")}`;
-  const body = JSON.stringify({
-    object: "whatsapp_business_account",
-    entry: [
-      {
-        id: "100000000000001",
-        changes: [
-          {
-            field: "messages",
-            value: {
-              messaging_product: "whatsapp",
-              metadata: { display_phone_number: "15550001111", phone_number_id: phoneNumberId },
-              contacts: [{ profile: { name: "Bench" }, wa_id: from }],
-              messages: [
-                {
-                  from,
-                  id: `wamid.BENCH${n}`,
-                  timestamp: "1700000000",
-                  type: "text",
-                  text: { body: "What are your opening hours?" },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    ],
-  });
+  const body = chatappMessageEvent(
+    phoneNumberId,
+    { from, id: `wamid.BENCH${n}`, timestamp: "1700000000", type: "text", text: { body: "What are your opening hours?" } },
+    "Bench",
+  );
   return { body, signature: `sha256=${createHmac("sha256", appSecret).update(body).digest("hex")}`, from };
 }
 

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { configureChannel, conversationMessages, conversationsOn, metaJson, metaSignature } from "../helpers/channels.js";
+import {
+  chatappMessageEvent,
+  configureChannel,
+  conversationMessages,
+  conversationsOn,
+  metaJson,
+  metaSignature,
+} from "../helpers/channels.js";
 
 // The chat-app channel (WhatsApp Cloud API), with the test vector of ../shared/providers/whatsapp.md.
 const vectorBody =
@@ -17,25 +24,7 @@ const credentials = {
 };
 
 function event(message: Record<string, unknown>, phoneNumberId = credentials.phone_number_id, from = "15551234567"): string {
-  return metaJson({
-    object: "whatsapp_business_account",
-    entry: [
-      {
-        id: "100000000000001",
-        changes: [
-          {
-            field: "messages",
-            value: {
-              messaging_product: "whatsapp",
-              metadata: { display_phone_number: "15550001111", phone_number_id: phoneNumberId },
-              contacts: [{ profile: { name: "Ada" }, wa_id: from }],
-              messages: [{ from, timestamp: "1700000000", ...message }],
-            },
-          },
-        ],
-      },
-    ],
-  });
+  return chatappMessageEvent(phoneNumberId, { from, timestamp: "1700000000", ...message }, "Ada");
 }
 
 const text = (id: string, body: string, from?: string) => event({ id, type: "text", text: { body } }, undefined, from);

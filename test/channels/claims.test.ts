@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { configureChannel, metaJson, metaSignature } from "../helpers/channels.js";
+import { chatappMessageEvent, configureChannel, metaSignature } from "../helpers/channels.js";
 
 // Channel accounts cannot be probed or squatted: saving a channel claims a provider account without
 // saying whether another tenant claims it, and a delivery goes only to the claim whose credentials
@@ -13,23 +13,12 @@ let messageId = 0;
 
 function delivery(phoneNumberId: string): { body: string; id: string } {
   const id = `wamid.CLAIM${++messageId}`;
-  const body = metaJson({
-    object: "whatsapp_business_account",
-    entry: [
-      {
-        id: "100000000000001",
-        changes: [
-          {
-            field: "messages",
-            value: {
-              messaging_product: "whatsapp",
-              metadata: { display_phone_number: "15550001111", phone_number_id: phoneNumberId },
-              messages: [{ from: "15551234567", id, timestamp: "1700000000", type: "text", text: { body: "Hello" } }],
-            },
-          },
-        ],
-      },
-    ],
+  const body = chatappMessageEvent(phoneNumberId, {
+    from: "15551234567",
+    id,
+    timestamp: "1700000000",
+    type: "text",
+    text: { body: "Hello" },
   });
   return { body, id };
 }

@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiResponse, startTestApp, type TestApp } from "../helpers/app.js";
-import { configureChannel, inboundJobs, metaJson, metaSignature } from "../helpers/channels.js";
+import { chatappMessageEvent, configureChannel, inboundJobs, metaSignature } from "../helpers/channels.js";
 
 // Webhook floods are limited per client address: failures (bad signature or token, malformed body, an
 // account nobody configured) from one address end in 429, while a provider's valid deliveries from
@@ -16,23 +16,12 @@ let messageId = 0;
 
 function delivery(phoneNumberId = account) {
   const id = `wamid.SOURCE${++messageId}`;
-  const body = metaJson({
-    object: "whatsapp_business_account",
-    entry: [
-      {
-        id: "100000000000001",
-        changes: [
-          {
-            field: "messages",
-            value: {
-              messaging_product: "whatsapp",
-              metadata: { display_phone_number: "15550001111", phone_number_id: phoneNumberId },
-              messages: [{ from: "15551234567", id, timestamp: "1700000000", type: "text", text: { body: "Hi" } }],
-            },
-          },
-        ],
-      },
-    ],
+  const body = chatappMessageEvent(phoneNumberId, {
+    from: "15551234567",
+    id,
+    timestamp: "1700000000",
+    type: "text",
+    text: { body: "Hi" },
   });
   return { body, id };
 }

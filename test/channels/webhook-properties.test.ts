@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { twilioSignature } from "../../src/channels/twilio.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { configureChannel, metaJson, metaSignature, postForm } from "../helpers/channels.js";
+import { chatappMessageEvent, configureChannel, metaJson, metaSignature, postForm } from "../helpers/channels.js";
 import { countInputs, expectClearAnswer, oddJsonText, oddString, propertyOptions, rowCounts } from "../helpers/properties.js";
 
 // Every provider webhook, through its real HTTP path, with a valid signature computed here over whatever is
@@ -95,27 +95,15 @@ const endpoints: Endpoint[] = [
     name: "chat-app (WhatsApp Cloud API)",
     path: "/api/channels/chatapp",
     form: false,
-    shaped: fc.record({ from: id, id, name: text, body: text, routing: fc.oneof(fc.constant(phoneNumberId), id) }).map((m) =>
-      metaJson({
-        object: "whatsapp_business_account",
-        entry: [
-          {
-            id: "100000000000777",
-            changes: [
-              {
-                field: "messages",
-                value: {
-                  messaging_product: "whatsapp",
-                  metadata: { display_phone_number: "15550001111", phone_number_id: m.routing },
-                  contacts: [{ wa_id: m.from, profile: { name: m.name } }],
-                  messages: [{ from: m.from, id: m.id, timestamp: "1700000000", type: "text", text: { body: m.body } }],
-                },
-              },
-            ],
-          },
-        ],
-      }),
-    ),
+    shaped: fc
+      .record({ from: id, id, name: text, body: text, routing: fc.oneof(fc.constant(phoneNumberId), id) })
+      .map((m) =>
+        chatappMessageEvent(
+          m.routing,
+          { from: m.from, id: m.id, timestamp: "1700000000", type: "text", text: { body: m.body } },
+          m.name,
+        ),
+      ),
     sign: signedByMeta,
   },
   {
@@ -290,25 +278,11 @@ describe("provider text PostgreSQL cannot store", () => {
   });
 
   it("accepts a chat-app message whose text and name hold a NUL and an unpaired surrogate, cleaned", async () => {
-    const body = metaJson({
-      object: "whatsapp_business_account",
-      entry: [
-        {
-          id: "100000000000777",
-          changes: [
-            {
-              field: "messages",
-              value: {
-                messaging_product: "whatsapp",
-                metadata: { phone_number_id: phoneNumberId },
-                contacts: [{ wa_id: "15550009901", profile: { name: "Ada\u0000 \ud800" } }],
-                messages: [{ from: "15550009901", id: "wamid.nul1", type: "text", text: { body: "Hello\u0000 there" } }],
-              },
-            },
-          ],
-        },
-      ],
-    });
+    const body = chatappMessageEvent(
+      phoneNumberId,
+      { from: "15550009901", id: "wamid.nul1", type: "text", text: { body: "Hello\u0000 there" } },
+      "Ada\u0000 \ud800",
+    );
     const res = await app.request("/api/channels/chatapp", {
       body,
       headers: { "content-type": "application/json", "x-hub-signature-256": metaSignature(body, appSecret) },

@@ -25,6 +25,30 @@ export function metaJson(value: unknown): string {
   return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
+/** A chat-app (WhatsApp Cloud API) webhook body carrying one customer message, as Meta sends it. */
+export function chatappMessageEvent(phoneNumberId: string, message: Record<string, unknown>, contactName?: string): string {
+  const contacts = contactName === undefined ? {} : { contacts: [{ profile: { name: contactName }, wa_id: message.from }] };
+  return metaJson({
+    object: "whatsapp_business_account",
+    entry: [
+      {
+        id: "100000000000001",
+        changes: [
+          {
+            field: "messages",
+            value: {
+              messaging_product: "whatsapp",
+              metadata: { display_phone_number: "15550001111", phone_number_id: phoneNumberId },
+              ...contacts,
+              messages: [message],
+            },
+          },
+        ],
+      },
+    ],
+  });
+}
+
 /** The messages of a conversation through the REST API, oldest first. */
 export async function conversationMessages(app: TestApp, key: string, conversationId: string) {
   const res = await app.request(`/api/conversations/${conversationId}/messages?limit=100`, { key });
