@@ -4,6 +4,7 @@ import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import type { Request, RequestHandler } from "express";
 import type { Config } from "../config.js";
 import { AppError } from "../errors.js";
+import { sendCachedAsset } from "./cached-asset.js";
 
 interface GraphiQLPage {
   html: Buffer;
@@ -62,14 +63,6 @@ export function graphiqlPage(config: Pick<Config, "NODE_ENV">): RequestHandler {
     page ??= buildGraphiQLPage();
     res.setHeader("Content-Security-Policy", page.contentSecurityPolicy);
     res.setHeader("Content-Type", "text/html; charset=utf-8");
-    res.setHeader("ETag", page.etag);
-    res.vary("Accept-Encoding");
-    if (req.fresh) {
-      res.status(304).end();
-      return;
-    }
-    const gzip = req.acceptsEncodings("gzip") === "gzip";
-    if (gzip) res.setHeader("Content-Encoding", "gzip");
-    res.end(gzip ? page.gzipped : page.html);
+    sendCachedAsset(req, res, { body: page.html, gzipped: page.gzipped, etag: page.etag });
   };
 }

@@ -10,6 +10,7 @@ import { AppError, notFound } from "../errors.js";
 import type { Services } from "../services.js";
 import { demoTenantName } from "../tenants/bootstrap.js";
 import { ensureDemoWidget } from "../tenants/demo-widget.js";
+import { sendCachedAsset } from "./cached-asset.js";
 import type { RateLimits } from "./rate-limit.js";
 import { buildWidgetScript, type WidgetScript } from "./widget-script.js";
 
@@ -33,15 +34,7 @@ export function widgetRouter(services: Services, limits: RateLimits): Router {
     res.setHeader("Cache-Control", "public, max-age=300");
     // Pages of other sites load it: a Cross-Origin-Resource-Policy of same-site on a proxy would break every one.
     res.setHeader("Cross-Origin-Resource-Policy", "cross-origin");
-    res.setHeader("ETag", etag);
-    res.vary("Accept-Encoding");
-    if (req.fresh) {
-      res.status(304).end();
-      return;
-    }
-    const gzip = req.acceptsEncodings("gzip") === "gzip";
-    if (gzip) res.setHeader("Content-Encoding", "gzip");
-    res.end(gzip ? gzipped : js);
+    sendCachedAsset(req, res, { body: js, gzipped, etag });
   });
 
   router.options("/api/v1/widget/{*rest}", (req, res) => answerWidgetPreflight(services, limits, req, res));
