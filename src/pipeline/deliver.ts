@@ -45,10 +45,12 @@ export interface ReplyTx extends Pick<Prisma.TransactionClient, "$queryRaw"> {
  */
 export async function storeReply(services: Services, tx: ReplyTx, reply: ReplyToStore): Promise<void> {
   if (reply.replyTo) {
+    // Two statements: the look-up for a reply must come after the lock is held. In one statement PostgreSQL
+    // rechecks only the locked row after the wait, and the other run's reply, from the older snapshot, stays unseen.
+    await tx.$queryRaw`SELECT id FROM messages WHERE id = ${reply.replyTo} FOR UPDATE`;
     const [answered] = await tx.$queryRaw<Array<{ id: string }>>`
-      SELECT answer.id FROM messages asked LEFT JOIN messages answer ON answer.reply_to = asked.id
-       WHERE asked.id = ${reply.replyTo} FOR UPDATE OF asked`;
-    if (answered?.id) throw new AlreadyAnswered(reply.replyTo);
+      SELECT id FROM messages WHERE reply_to = ${reply.replyTo} LIMIT 1`;
+    if (answered) throw new AlreadyAnswered(reply.replyTo);
   }
   const sends = sendsThroughProvider(reply.via?.channel ?? reply.channel);
   await tx.message.create({
