@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { contentTerms } from "../../src/ai/lexicon.js";
 import type { TestApp } from "../helpers/app.js";
@@ -82,11 +82,13 @@ async function measure(database: BenchDatabase, set: AnswerSet): Promise<string[
 }
 
 /**
- * `npm run bench -- answers`: the offline engine on the development set (test/fixtures/answers) and, when present, the
- * holdout set no tuning looks at (test/fixtures/answers-holdout), beside BM25 over the same chunks.
+ * `npm run bench -- answers`: the offline engine on the development set (test/fixtures/answers) and on every other
+ * `test/fixtures/answers-*` set, banks no tuning looks at, beside BM25 over the same chunks.
  */
 export async function benchAnswers(): Promise<void> {
-  const sets = ["answers", "answers-holdout"].filter((name) => existsSync(path.join(answerSetsDir, name, "questions.json")));
+  const sets = readdirSync(answerSetsDir)
+    .filter((name) => name.startsWith("answers") && existsSync(path.join(answerSetsDir, name, "questions.json")))
+    .sort();
   const { databases, unreachable } = await benchDatabases();
   console.log(
     "| set (answerable + unanswerable) | database | engine | hit@1 | hit@5 | right | declined | handed off | wrong per answered | unanswerable declined |",
