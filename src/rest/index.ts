@@ -6,6 +6,7 @@ import { storableInput } from "../http/storable-input.js";
 import type { Services } from "../services.js";
 import { agentRoutes } from "./agents.js";
 import { analyticsRoutes } from "./analytics.js";
+import { auditRoutes } from "./audit.js";
 import { channelRoutes } from "./channels.js";
 import { chatRoutes } from "./chat.js";
 import { conversationRoutes } from "./conversations.js";
@@ -28,6 +29,7 @@ export function restRoutes(services: Services, limits = new RateLimits(services)
     ...knowledgeRoutes(services),
     ...evaluationRoutes(services),
     ...channelRoutes(services),
+    ...auditRoutes(services),
     ...channelWebhookRoutes(services, limits),
     ...widgetRoutes(services, limits),
   ];
