@@ -1,5 +1,7 @@
 import { inboundQueue, processInbound } from "../channels/inbound-job.js";
 import { evaluationQueue, runQueuedEvaluation } from "../evaluations/job.js";
+import { deliverEvent } from "../events/delivery.js";
+import { deliveryQueue } from "../events/outbox.js";
 import { runResyncCheck, scheduleQueue } from "../knowledge/schedule.js";
 import { syncQueue, syncSource } from "../knowledge/sync.js";
 import { sendQueue, sendStoredReply } from "../pipeline/deliver.js";
@@ -11,6 +13,7 @@ export const jobHandlers: Record<string, JobHandler> = {
   [sendQueue]: (job, services) => sendStoredReply(services, job),
   [syncQueue]: (job, services) => syncSource(services, job),
   [evaluationQueue]: (job, services) => runQueuedEvaluation(services, job),
+  [deliveryQueue]: (job, services) => deliverEvent(services, job),
   [scheduleQueue]: async (_job, services) => {
     await runResyncCheck(services);
   },

@@ -15,6 +15,7 @@ import { evaluationRoutes } from "./evaluations.js";
 import { intentRoutes } from "./intents.js";
 import { knowledgeRoutes } from "./knowledge.js";
 import { Reply, type RestRoute } from "./route.js";
+import { webhookRoutes } from "./webhooks.js";
 import { widgetRoutes } from "./widget.js";
 
 /** Every REST route of the service; the OpenAPI document is made from the same list. */
@@ -30,6 +31,7 @@ export function restRoutes(services: Services, limits = new RateLimits(services)
     ...evaluationRoutes(services),
     ...channelRoutes(services),
     ...auditRoutes(services),
+    ...webhookRoutes(services),
     ...channelWebhookRoutes(services, limits),
     ...widgetRoutes(services, limits),
   ];

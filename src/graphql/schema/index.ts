@@ -15,6 +15,7 @@ import "./session.js";
 import "./tenant.js";
 import "./timeline.js";
 import "./voices.js";
+import "./webhooks.js";
 import "./widget.js";
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,262 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { verifyParleyWebhook } from "../../docs/webhooks/verify.mjs";
+import { Egress } from "../../src/http/egress.js";
+import { startWebhookReceiver, type WebhookReceiver } from "../fakes/webhook-receiver.js";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+import { repoRoot } from "../helpers/process.js";
+
+let app: TestApp;
+let receiver: WebhookReceiver;
+let bank: { tenantId: string; apiKey: string };
+/** Each endpoint's signing secret, by the receiver path it was registered with. */
+const secrets = new Map<string, string>();
+
+beforeAll(async () => {
+  // The receiver is on 127.0.0.1, which only the operator can open to tenants' URLs; four attempts, quickly.
+  app = await startTestApp({ EGRESS_ALLOW_CIDRS: "127.0.0.1/32", WEBHOOK_RETRY_SCHEDULE_S: "0.05,0.1,0.2" });
+  app.startWorker();
+  receiver = await startWebhookReceiver();
+  bank = await app.tenant("Notified Bank");
+});
+afterAll(async () => {
+  await app?.close();
+  await receiver?.close();
+});
+
+async function register(path: string, eventTypes: string[]) {
+  const res = await app.request("/api/webhooks", {
+    key: bank.apiKey,
+    body: { url: `${receiver.url}${path}`, event_types: eventTypes },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  receiver.trust(path, res.body.secret);
+  secrets.set(path, res.body.secret);
+  return res.body as { id: string; secret: string };
+}
+
+const deliveries = async (endpointId: string) =>
+  (await app.request(`/api/webhooks/${endpointId}/deliveries?limit=100`, { key: bank.apiKey })).body.deliveries as Array<
+    Record<string, any>
+  >;
+
+const endpoint = async (id: string) => (await app.request(`/api/webhooks/${id}`, { key: bank.apiKey })).body;
+
+function pythonAvailable(): boolean {
+  try {
+    return execFileSync("python3", ["-c", "print(1)"]).toString().trim() === "1";
+  } catch {
+    return false;
+  }
+}
+
+describe("event notifications", () => {
+  it("sends each subscribed event as a signed POST that the documented Node snippet verifies", async () => {
+    const crm = await register("/crm", ["conversation.created", "message.received", "message.sent"]);
+    expect(crm.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(await endpoint(crm.id)).toMatchObject({ url: `${receiver.url}/crm`, enabled: true, disabled_reason: null });
+    expect(JSON.stringify(await endpoint(crm.id))).not.toContain(crm.secret);
+
+    const chat = await app.request("/api/chat", { key: bank.apiKey, body: { message: "How do I reset my PIN?" } });
+    expect(chat.status).toBe(200);
+    const received = await receiver.waitFor((r) => r.path === "/crm", 3);
+    expect(received.map((r) => r.error)).toEqual([null, null, null]);
+    const byType = Object.fromEntries(received.map((r) => [r.event!.type, r.event!]));
+    expect(Object.keys(byType).sort()).toEqual(["conversation.created", "message.received", "message.sent"]);
+    expect(byType["conversation.created"]!.data.conversation).toMatchObject({ id: chat.body.conversationId, channel: "api" });
+    expect(byType["message.received"]!.data.message).toMatchObject({ role: "customer", content: "How do I reset my PIN?" });
+    expect(byType["message.sent"]!.data.message).toMatchObject({ id: chat.body.messageId, role: "assistant" });
+    for (const r of received) {
+      expect(r.headers["content-type"]).toBe("application/json");
+      expect(r.headers["webhook-id"]).toBe(r.event!.id);
+      expect(r.event!.tenant_id).toBe(bank.tenantId);
+    }
+
+    // Each event is listed with the id its deliveries carry, and each attempt is in the endpoint's log.
+    const events = await app.request("/api/webhook-events?limit=100", { key: bank.apiKey });
+    expect(events.body.events.map((e: { id: string }) => e.id).sort()).toEqual(received.map((r) => r.event!.id).sort());
+    await vi.waitFor(async () => expect(await deliveries(crm.id)).toHaveLength(3), { timeout: 10_000 });
+    for (const d of await deliveries(crm.id)) {
+      expect(d).toMatchObject({ status: "succeeded", http_status: 200, attempt: 1, response_excerpt: "received", error: null });
+      expect(d.latency_ms).toBeGreaterThanOrEqual(0);
+    }
+
+    // Another secret, a stale timestamp or a changed body are refused by the same snippet.
+    const first = received[0]!;
+    const other = "whsec_b3RoZXIgc2VjcmV0IG9mIDI0IGJ5dGVzISE=";
+    expect(() => verifyParleyWebhook(other, first.headers, first.raw)).toThrow(/invalid signature/);
+    const later = (Number(first.headers["webhook-timestamp"]) + 301) * 1000;
+    expect(() => verifyParleyWebhook(crm.secret, first.headers, first.raw, later)).toThrow(/replay window/);
+    expect(() => verifyParleyWebhook(crm.secret, first.headers, `${first.raw} `)).toThrow(/invalid signature/);
+  });
+
+  it("is verified by the documented Python snippet as well", async (context) => {
+    if (!pythonAvailable()) context.skip("python3 is not installed");
+    const delivered = receiver.requests.find((r) => r.path === "/crm" && r.event)!;
+    const script = [
+      "import json, sys",
+      `sys.path.insert(0, ${JSON.stringify(`${repoRoot}docs/webhooks`)})`,
+      "from verify import verify_parley_webhook",
+      "request = json.load(sys.stdin)",
+      "print(verify_parley_webhook(request['secret'], request['headers'], request['body'].encode())['id'])",
+    ].join("\n");
+    const run = (secret: string) =>
+      execFileSync("python3", ["-c", script], {
+        input: JSON.stringify({ secret, headers: delivered.headers, body: delivered.raw }),
+        stdio: ["pipe", "pipe", "pipe"],
+      }).toString();
+    expect(run(secrets.get("/crm")!).trim()).toBe(delivered.event!.id);
+    expect(() => run("whsec_b3RoZXIgc2VjcmV0IG9mIDI0IGJ5dGVzISE=")).toThrow(/invalid signature/);
+  });
+
+  it("documents in the README exactly the snippets these tests run", () => {
+    const readme = readFileSync(`${repoRoot}README.md`, "utf8");
+    for (const file of ["verify.mjs", "verify.py"]) {
+      expect(readme, file).toContain(readFileSync(`${repoRoot}docs/webhooks/${file}`, "utf8").trimEnd());
+    }
+  });
+
+  it("retries a failing endpoint with backoff, then disables it with a notice, and redelivers on request", async () => {
+    const watcher = await register("/ops", ["webhook.endpoint_disabled"]);
+    const failing = await register("/down", ["conversation.created"]);
+    receiver.respond("/down", 503);
+    const chat = await app.request("/api/chat", { key: bank.apiKey, body: { message: "Hello there" } });
+    expect(chat.status).toBe(200);
+
+    // Four attempts (the first and three retries), then the endpoint is disabled: nothing reached it.
+    const attempts = await receiver.waitFor((r) => r.path === "/down", 4);
+    expect(new Set(attempts.map((r) => r.headers["webhook-id"])).size).toBe(1);
+    expect(attempts.every((r) => r.error === null)).toBe(true);
+    const gaps = attempts.slice(1).map((r, i) => r.at - attempts[i]!.at);
+    expect(gaps[2]).toBeGreaterThanOrEqual(150);
+    await vi.waitFor(async () => expect((await endpoint(failing.id)).enabled).toBe(false), { timeout: 10_000 });
+    expect((await endpoint(failing.id)).disabled_reason).toMatch(/deliveries failed since .* HTTP 503/);
+    const log = await deliveries(failing.id);
+    expect(log.map((d) => [d.attempt, d.status, d.http_status])).toEqual([
+      [4, "failed", 503],
+      [3, "failed", 503],
+      [2, "failed", 503],
+      [1, "failed", 503],
+    ]);
+    expect(log[0]!.next_attempt_at).toBeNull();
+    expect(log.slice(1).every((d) => d.next_attempt_at !== null)).toBe(true);
+    expect(log[0]!.response_excerpt).toBe("endpoint unavailable");
+
+    // The notice: an event to the tenant's other endpoints, listed in the API, and a record in the audit trail.
+    const [notice] = await receiver.waitFor((r) => r.path === "/ops");
+    expect(notice!.event).toMatchObject({ type: "webhook.endpoint_disabled", data: { endpoint: { id: failing.id } } });
+    const listed = await app.request("/api/webhook-events?type=webhook.endpoint_disabled", { key: bank.apiKey });
+    expect(listed.body.events[0].id).toBe(notice!.event!.id);
+    const audit = await app.request(`/api/audit?target_id=${failing.id}&action=webhookEndpoint.disable`, { key: bank.apiKey });
+    expect(audit.body.records[0]).toMatchObject({ actor_kind: "system", details: { reason: expect.stringMatching(/HTTP 503/) } });
+    expect(watcher.id).not.toBe(failing.id);
+
+    // Disabled, it is sent nothing; enabled again, a redelivery sends the missed event with its id.
+    const eventId = attempts[0]!.headers["webhook-id"] as string;
+    const refused = await app.request(`/api/webhooks/${failing.id}/redeliver`, { key: bank.apiKey, body: { event_id: eventId } });
+    expect(refused.status).toBe(422);
+    receiver.respond("/down", 200);
+    const enabled = await app.request(`/api/webhooks/${failing.id}`, {
+      method: "PUT",
+      key: bank.apiKey,
+      body: { enabled: true },
+    });
+    expect(enabled.body).toMatchObject({ enabled: true, disabled_at: null, disabled_reason: null });
+    const redelivered = await app.request(`/api/webhooks/${failing.id}/redeliver`, {
+      key: bank.apiKey,
+      body: { event_id: eventId },
+    });
+    expect(redelivered.status).toBe(202);
+    expect(redelivered.body.job_id).toMatch(/^job_/);
+    const again = await receiver.waitFor((r) => r.path === "/down", 5);
+    expect(again[4]!.headers["webhook-id"]).toBe(eventId);
+    expect(again[4]!.event!.data.conversation.id).toBe(chat.body.conversationId);
+    await vi.waitFor(async () => expect((await deliveries(failing.id))[0]).toMatchObject({ status: "succeeded", attempt: 1 }), {
+      timeout: 10_000,
+    });
+  });
+
+  it("refuses internal addresses when saved, and when a name resolves to one at delivery time", async () => {
+    for (const url of ["http://10.0.0.7/hooks", "http://169.254.169.254/latest", "http://[::1]:8080/", "ftp://example.com/x"]) {
+      const res = await app.request("/api/webhooks", { key: bank.apiKey, body: { url, event_types: ["message.sent"] } });
+      expect(res.status, url).toBe(422);
+      expect(res.body.code).toBe("VALIDATION");
+    }
+    const withUser = await app.request("/api/webhooks", {
+      key: bank.apiKey,
+      body: { url: "https://user:pass@example.com/", event_types: ["message.sent"] },
+    });
+    expect(withUser.status).toBe(422);
+
+    // A host name is checked when the connection is made: here it resolves to an intranet address.
+    const egress = app.services.egress;
+    app.services.egress = new Egress({
+      allowCidrs: ["127.0.0.1/32"],
+      resolver: async () => [{ address: "10.20.30.40", family: 4 }],
+    });
+    try {
+      const res = await app.request("/api/webhooks", {
+        key: bank.apiKey,
+        body: { url: "http://hooks.intranet.example/parley", event_types: ["conversation.created"] },
+      });
+      expect(res.status).toBe(201);
+      await app.request("/api/chat", { key: bank.apiKey, body: { message: "Hi" } });
+      await vi.waitFor(async () => expect((await endpoint(res.body.id)).enabled).toBe(false), { timeout: 10_000 });
+      const [attempt] = await deliveries(res.body.id);
+      expect(attempt).toMatchObject({ status: "failed", http_status: null, attempt: 1, next_attempt_at: null });
+      expect(attempt!.error).toMatch(/resolves to 10\.20\.30\.40, a private or reserved address/);
+    } finally {
+      await app.services.egress.close();
+      app.services.egress = egress;
+    }
+  });
+
+  it("costs a tenant without endpoints no statement, and learns of a new endpoint at once", async () => {
+    const quiet = await app.tenant("Quiet Bank");
+    const statements: string[] = [];
+    const record = () =>
+      app.services.db.prisma.$transaction((tx) => {
+        const counted = new Proxy(tx, {
+          get: (target, property, receiver) =>
+            property === "$queryRaw" || property === "$executeRaw"
+              ? (...args: [TemplateStringsArray, ...unknown[]]) => {
+                  statements.push(args[0].join("?").trim().split(/\s+/)[0]!);
+                  return (Reflect.get(target, property, receiver) as (...a: unknown[]) => unknown).apply(target, args);
+                }
+              : Reflect.get(target, property, receiver),
+        });
+        return app.services.events.record(counted, quiet.tenantId, "message.sent", { message: { id: "msg_probe" } });
+      });
+    expect(await record()).toBeNull();
+    expect(statements).toEqual(["SELECT"]);
+    expect(await record()).toBeNull();
+    expect(statements).toEqual(["SELECT"]);
+    const created = await app.request("/api/webhooks", {
+      key: quiet.apiKey,
+      body: { url: `${receiver.url}/quiet`, event_types: ["message.sent"] },
+    });
+    expect(created.status).toBe(201);
+    expect(await record()).toMatch(/^wev_/);
+    expect(statements).toEqual(["SELECT", "SELECT", "WITH"]);
+  });
+
+  it("is managed by owners and admins only", async () => {
+    const admin = await app.keyFor(bank.tenantId, "admin");
+    expect((await app.request("/api/webhooks", { key: admin })).status).toBe(200);
+    for (const role of ["agent", "viewer"] as const) {
+      const key = await app.keyFor(bank.tenantId, role);
+      for (const [path, body] of [
+        ["/api/webhooks", undefined],
+        ["/api/webhooks", { url: `${receiver.url}/x`, event_types: ["message.sent"] }],
+        ["/api/webhook-events", undefined],
+      ] as const) {
+        const res = await app.request(path, { key, body });
+        expect(res.status, `${role} ${path}`).toBe(403);
+        expect(res.body.code).toBe("FORBIDDEN");
+      }
+    }
+    const bad = await app.request("/api/webhooks", { key: admin, body: { url: `${receiver.url}/x`, event_types: ["no.such"] } });
+    expect(bad.status).toBe(422);
+  });
+});
