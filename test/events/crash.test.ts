@@ -2,6 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/db/client.js";
+import { migrate } from "../../src/db/migrate.js";
+import { createTenant } from "../../src/tenants/create-tenant.js";
 import { startWebhookReceiver } from "../fakes/webhook-receiver.js";
 import { createTestDatabase } from "../helpers/database.js";
 import { freePort, runScript, type Spawned, whenServing } from "../helpers/process.js";
@@ -36,8 +39,13 @@ describe("event notifications through a crash", () => {
       return { url, child };
     };
     try {
+      // A tenant of its own before the first start: the service then seeds no demo tenant, which takes a while.
+      const db = await openDatabase({ url: database?.url, pgliteDir: path.join(dataDir, "pglite") });
+      const key = await migrate(db.sql)
+        .then(() => createTenant(db.prisma, "Crash Bank"))
+        .then((tenant) => tenant.apiKey)
+        .finally(() => db.close());
       let service = await start();
-      const [, key] = await service.child.waitFor(/API key \(shown once, keep it\):\s+(prl_\S+)/, 60_000);
       const call = (pathname: string, body: unknown) =>
         fetch(`${service.url}${pathname}`, {
           method: "POST",
