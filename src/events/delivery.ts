@@ -152,6 +152,7 @@ export async function deliverEvent(services: Services, job: JobRecord): Promise<
     });
     return attempt.ok || nextAttemptAt ? false : disableIfFailing(services, tx, endpoint, event.createdAt, attempt.error ?? "");
   });
+  services.metrics.webhookDeliveries.inc({ outcome: attempt.ok ? "succeeded" : nextAttemptAt ? "retrying" : "failed" });
   if (disabled) {
     services.events.endpointsChanged(endpoint.tenantId);
     services.logger.warn(

@@ -82,6 +82,9 @@ describe("event notifications", () => {
       expect(d.latency_ms).toBeGreaterThanOrEqual(0);
     }
 
+    const metrics = await app.request("/metrics");
+    expect(metrics.body).toMatch(/parley_webhook_deliveries_total\{outcome="succeeded"\} [3-9]/);
+
     // Another secret, a stale timestamp or a changed body are refused by the same snippet.
     const first = received[0]!;
     const other = "whsec_b3RoZXIgc2VjcmV0IG9mIDI0IGJ5dGVzISE=";
