@@ -16,7 +16,9 @@ const writers = 8;
  */
 export async function benchEvents(): Promise<void> {
   const { databases, unreachable } = await benchDatabases();
-  console.log("| database | chat p50 ms, no endpoint | chat p50 ms, 3 events | deliveries | audit append ms (1 writer) | appends/s (8 writers) | verify records/s |");
+  console.log(
+    "| database | chat p50 ms, no endpoint | chat p50 ms, 3 events | deliveries | audit append ms (1 writer) | appends/s (8 writers) | verify records/s |",
+  );
   console.log("|---|---:|---:|---:|---:|---:|---:|");
   for (const database of databases) {
     const app = await startBenchApp(database, { EGRESS_ALLOW_CIDRS: "127.0.0.1/32" });
