@@ -7,6 +7,9 @@ import { syncQueue, syncSource } from "../knowledge/sync.js";
 import { sendQueue, sendStoredReply } from "../pipeline/deliver.js";
 import type { JobHandler } from "./worker.js";
 
+/** The most of a worker's slots a queue may hold (src/jobs/worker.ts): a tenant's slow endpoint waits, customers do not. */
+export const jobShares: Record<string, number> = { [deliveryQueue]: 0.5 };
+
 /** Queue name → handler. Each job kind lives beside its domain and is listed here. */
 export const jobHandlers: Record<string, JobHandler> = {
   [inboundQueue]: (job, services) => processInbound(services, job),
