@@ -57,6 +57,10 @@ describe("event notifications", () => {
     expect(crm.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     expect(await endpoint(crm.id)).toMatchObject({ url: `${receiver.url}/crm`, enabled: true, disabled_reason: null });
     expect(JSON.stringify(await endpoint(crm.id))).not.toContain(crm.secret);
+    const audited = await app.request(`/api/audit?target_id=${crm.id}`, { key: bank.apiKey });
+    expect(audited.body.records[0]).toMatchObject({ action: "webhookEndpoint.create", after: { url: `${receiver.url}/crm` } });
+    expect(audited.body.records[0].after.secret).toMatch(/^\[secret [0-9a-f]{12}\]$/);
+    expect(JSON.stringify(audited.body)).not.toContain(crm.secret.slice(6));
 
     const chat = await app.request("/api/chat", { key: bank.apiKey, body: { message: "How do I reset my PIN?" } });
     expect(chat.status).toBe(200);
