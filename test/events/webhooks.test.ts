@@ -3,19 +3,28 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { verifyParleyWebhook } from "../../docs/webhooks/verify.mjs";
 import { Egress } from "../../src/http/egress.js";
+import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../fakes/webhook-receiver.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
+import { chatappMessageEvent, configureChannel, metaSignature } from "../helpers/channels.js";
 import { repoRoot } from "../helpers/process.js";
 
 let app: TestApp;
 let receiver: WebhookReceiver;
+let providers: FakeProviders;
 let bank: { tenantId: string; apiKey: string };
 /** Each endpoint's signing secret, by the receiver path it was registered with. */
 const secrets = new Map<string, string>();
 
 beforeAll(async () => {
+  providers = await startFakeProviders();
   // The receiver is on 127.0.0.1, which only the operator can open to tenants' URLs; four attempts, quickly.
-  app = await startTestApp({ EGRESS_ALLOW_CIDRS: "127.0.0.1/32", WEBHOOK_RETRY_SCHEDULE_S: "0.05,0.1,0.2" });
+  app = await startTestApp({
+    ...providers.env,
+    EGRESS_ALLOW_CIDRS: "127.0.0.1/32",
+    WEBHOOK_RETRY_SCHEDULE_S: "0.05,0.1,0.2",
+    SEND_MAX_ATTEMPTS: "2",
+  });
   app.startWorker();
   receiver = await startWebhookReceiver();
   bank = await app.tenant("Notified Bank");
@@ -23,11 +32,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
   await receiver?.close();
+  await providers?.close();
 });
 
-async function register(path: string, eventTypes: string[]) {
+async function register(path: string, eventTypes: string[], key = bank.apiKey) {
   const res = await app.request("/api/webhooks", {
-    key: bank.apiKey,
+    key,
     body: { url: `${receiver.url}${path}`, event_types: eventTypes },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -96,6 +106,46 @@ describe("event notifications", () => {
     const later = (Number(first.headers["webhook-timestamp"]) + 301) * 1000;
     expect(() => verifyParleyWebhook(crm.secret, first.headers, first.raw, later)).toThrow(/replay window/);
     expect(() => verifyParleyWebhook(crm.secret, first.headers, `${first.raw} `)).toThrow(/invalid signature/);
+  });
+
+  it("reports a provider channel's reply as sent once the provider accepted it, and as failed when it refused it", async () => {
+    const chatapp = await app.tenant("Chat App Bank");
+    const credentials = {
+      phone_number_id: "260000000000001",
+      access_token: "EAAG-notified-token-0001",
+      verify_token: "vt_notified",
+      app_secret: "notified-app-secret",
+    };
+    await configureChannel(app, chatapp.apiKey, "chatapp", credentials);
+    await register("/sends", ["message.sent", "message.failed"], chatapp.apiKey);
+    const customerWrites = async (id: string, from: string) => {
+      const body = chatappMessageEvent(credentials.phone_number_id, {
+        from,
+        id,
+        timestamp: "1700000000",
+        type: "text",
+        text: { body: "Hello" },
+      });
+      const res = await app.request("/api/channels/chatapp", {
+        body,
+        headers: { "content-type": "application/json", "x-hub-signature-256": metaSignature(body, credentials.app_secret) },
+      });
+      expect(res.status).toBe(200);
+    };
+
+    await customerWrites("wamid.NOTIFIED1", "15557770001");
+    const [sent] = await receiver.waitFor((r) => r.path === "/sends");
+    expect(sent!.event).toMatchObject({
+      type: "message.sent",
+      data: { message: { role: "assistant" }, delivery: { status: "sent", attempts: 1, error: null } },
+    });
+    expect(providers.sends.some((s) => s.body.to === "15557770001")).toBe(true);
+
+    providers.failNext({ status: 400, body: { error: { message: "Recipient phone number not in allowed list", code: 131030 } } });
+    await customerWrites("wamid.NOTIFIED2", "15557770002");
+    const [, failed] = await receiver.waitFor((r) => r.path === "/sends", 2);
+    expect(failed!.event).toMatchObject({ type: "message.failed", data: { delivery: { status: "failed", attempts: 1 } } });
+    expect(failed!.event!.data.delivery.error).toMatch(/not in allowed list/);
   });
 
   it("is verified by the documented Python snippet as well", async (context) => {
