@@ -5,6 +5,7 @@ import { verifyParleyWebhook } from "../../docs/webhooks/verify.mjs";
 import { Egress } from "../../src/http/egress.js";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../fakes/webhook-receiver.js";
+import { addAgent } from "../helpers/agents.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { chatappMessageEvent, configureChannel, metaSignature } from "../helpers/channels.js";
 import { repoRoot } from "../helpers/process.js";
@@ -146,6 +147,70 @@ describe("event notifications", () => {
     const [, failed] = await receiver.waitFor((r) => r.path === "/sends", 2);
     expect(failed!.event).toMatchObject({ type: "message.failed", data: { delivery: { status: "failed", attempts: 1 } } });
     expect(failed!.event!.data.delivery.error).toMatch(/not in allowed list/);
+  });
+
+  it("notifies the hand-off to a human, step by step, and knowledge sources as they end", async () => {
+    const desk = await app.tenant("Help Desk Bank");
+    const types = [
+      "conversation.escalated",
+      "conversation.assigned",
+      "conversation.resolved",
+      "knowledge.source_ready",
+      "knowledge.source_failed",
+    ];
+    await register("/desk", types, desk.apiKey);
+    const agent = await addAgent(app, desk.apiKey, { availability: "online" });
+    const chat = await app.request("/api/chat", {
+      key: desk.apiKey,
+      body: { message: "I want to speak to a real person please" },
+    });
+    // Deliveries run side by side: they may arrive in either order.
+    const handedOver = await receiver.waitFor((r) => r.path === "/desk", 2);
+    const [escalated, assigned] = ["conversation.escalated", "conversation.assigned"].map((type) =>
+      handedOver.find((r) => r.event!.type === type),
+    );
+    expect(escalated!.event).toMatchObject({
+      type: "conversation.escalated",
+      data: { conversation_id: chat.body.conversationId, escalation: { reason: "customer_request", status: "open" }, by: "ai" },
+    });
+    expect(assigned!.event).toMatchObject({
+      type: "conversation.assigned",
+      data: { conversation_id: chat.body.conversationId, assignee: { id: agent.id }, by: "system" },
+    });
+    const escalationId = escalated!.event!.data.escalation.id;
+    const resolve = await app.request("/api/escalations", {
+      method: "PUT",
+      key: agent.token,
+      body: { id: escalationId, status: "resolved" },
+    });
+    expect(resolve.status).toBe(200);
+    const [, , resolved] = await receiver.waitFor((r) => r.path === "/desk", 3);
+    expect(resolved!.event).toMatchObject({
+      type: "conversation.resolved",
+      data: { escalation: { id: escalationId, status: "resolved" }, by: agent.id },
+    });
+
+    const manual = await app.request("/api/knowledge/sources", {
+      key: desk.apiKey,
+      body: { type: "manual", title: "Cards FAQ", content: "To reset your card PIN, open the app and choose Cards." },
+    });
+    expect(manual.status).toBe(201);
+    const unreachable = await app.request("/api/knowledge/sources", {
+      key: desk.apiKey,
+      body: { type: "url", source_url: `${receiver.url.replace(/:\d+$/, ":1")}/help` },
+    });
+    expect(unreachable.status).toBe(202);
+    const ended = (await receiver.waitFor((r) => r.path === "/desk", 5)).slice(3).map((r) => r.event!);
+    expect(ended.find((e) => e.type === "knowledge.source_ready")!.data.source).toMatchObject({
+      id: manual.body.id,
+      status: "ready",
+      title: "Cards FAQ",
+    });
+    expect(ended.find((e) => e.type === "knowledge.source_failed")!.data.source).toMatchObject({
+      id: unreachable.body.id,
+      status: "failed",
+      error: expect.stringMatching(/No page could be read/),
+    });
   });
 
   it("is verified by the documented Python snippet as well", async (context) => {
