@@ -95,6 +95,24 @@ const schema = z.object({
       }
       return cidrs;
     }),
+  // Waits before each retry of an event notification that failed (seconds, comma-separated): with the first attempt,
+  // about a day of exponential backoff (5 s, 5 min, 30 min, 2 h, 5 h, 8 h, 8 h). Then the delivery has failed, and an
+  // endpoint that received nothing since that event is disabled.
+  WEBHOOK_RETRY_SCHEDULE_S: z
+    .string()
+    .default("5,300,1800,7200,18000,28800,28800")
+    .transform((value, ctx) => {
+      const steps = value
+        .split(/[\s,]+/)
+        .filter(Boolean)
+        .map(Number);
+      if (!steps.length || steps.some((s) => !Number.isFinite(s) || s < 0 || s > 7 * 86_400)) {
+        ctx.addIssue({ code: "custom", message: "a comma-separated list of waits in seconds (0 to 604800)" });
+      }
+      return steps;
+    }),
+  // How long a tenant's endpoint may take to answer one event notification.
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   // Untrusted documents (crawled pages, uploaded PDFs) are read in worker threads with these caps.
   EXTRACT_THREADS: z.coerce.number().int().min(1).max(32).default(2),
   EXTRACT_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),

@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import { loadConfig, publicBaseUrl } from "./config.js";
 import { createApp } from "./http/app.js";
-import { jobHandlers } from "./jobs/handlers.js";
+import { jobHandlers, jobShares } from "./jobs/handlers.js";
 import { Worker } from "./jobs/worker.js";
 import { startResyncSchedule } from "./knowledge/schedule.js";
 import { closeServices, createServices } from "./services.js";
@@ -29,7 +29,10 @@ async function main(): Promise<void> {
     logger.info({ port: config.PORT, role: config.ROLE, database: services.db.kind }, `Parley listening on ${baseUrl}`);
   }
 
-  const worker = config.ROLE !== "api" ? new Worker(services, jobHandlers, { concurrency: config.WORKER_CONCURRENCY }) : null;
+  const worker =
+    config.ROLE !== "api"
+      ? new Worker(services, jobHandlers, { concurrency: config.WORKER_CONCURRENCY, shares: jobShares })
+      : null;
   if (worker) {
     worker.start();
     await startResyncSchedule(services);

@@ -7,6 +7,7 @@ export interface Metrics {
   httpDuration: Histogram<"method" | "route">;
   pipelineStage: Histogram<"stage" | "channel">;
   channelDeliveries: Counter<"channel" | "outcome">;
+  webhookDeliveries: Counter<"outcome">;
 }
 
 /** One registry per process (tests run several apps in one process, each with its own). */
@@ -49,6 +50,12 @@ export function createMetrics(jobs: () => JobQueue): Metrics {
       name: "parley_channel_deliveries_total",
       help: "Outbound send attempts by channel and outcome (sent, retrying, failed)",
       labelNames: ["channel", "outcome"],
+      registers: [registry],
+    }),
+    webhookDeliveries: new Counter({
+      name: "parley_webhook_deliveries_total",
+      help: "Attempts at sending event notifications to tenants' endpoints, by outcome (succeeded, retrying, failed)",
+      labelNames: ["outcome"],
       registers: [registry],
     }),
   };

@@ -14,6 +14,7 @@ import type { Config } from "./config.js";
 import { type Database, openDatabase } from "./db/client.js";
 import { loadSecretsKey, SecretBox } from "./db/encryption.js";
 import { migrate } from "./db/migrate.js";
+import { EventOutbox } from "./events/outbox.js";
 import { Egress } from "./http/egress.js";
 import { JobQueue } from "./jobs/queue.js";
 import { DocumentReader } from "./knowledge/extraction-pool.js";
@@ -34,6 +35,8 @@ export interface Services {
   loginThrottle: LoginThrottle;
   secrets: SecretBox;
   jobs: JobQueue;
+  /** Event notifications to tenants' endpoints: recorded in the transaction of the change that causes them. */
+  events: EventOutbox;
   metrics: Metrics;
   intents: TenantIntentModels;
   /** The offline engine, or an OpenAI-compatible model server when OPENAI_API_KEY is set (DESIGN §4). */
@@ -81,6 +84,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const secrets = new SecretBox(loadSecretsKey(config.SECRETS_KEY, config.DATA_DIR));
   const jobs = new JobQueue(db, realtime.pubsub, logger);
   if (db.kind === "pglite") await jobs.releaseAbandoned();
+  const events = new EventOutbox({ pubsub: realtime.pubsub, jobs, config, logger });
+  events.start();
   const metrics = createMetrics(() => jobs);
   const intents = new TenantIntentModels({ db, logger });
   const engine: Engine = config.OPENAI_API_KEY ? OpenAIEngine.fromConfig(config) : new LocalEngine();
@@ -116,6 +121,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     loginThrottle,
     secrets,
     jobs,
+    events,
     metrics,
     intents,
     engine,
@@ -129,6 +135,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
 
 export async function closeServices(services: Services): Promise<void> {
   services.shutdown.abort();
+  await services.events.stop();
   await services.vectors.stop();
   await services.reader.close();
   await services.egress.close();

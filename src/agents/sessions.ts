@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { recordAudit } from "../audit/record.js";
 import type { Principal } from "../auth/principal.js";
 import { isRole } from "../auth/roles.js";
 import { newId } from "../db/ids.js";
@@ -24,7 +25,8 @@ export interface IssuedSession {
 /**
  * Checks a dashboard user's e-mail and password and opens a session. The e-mail is unique per tenant only,
  * so the login looks across tenants (the one unscoped read of users); a person with accounts at several
- * tenants names the tenant. Every failure is the same 401, whatever was wrong.
+ * tenants names the tenant. Every failure is the same 401, whatever was wrong. A wrong password for an account is
+ * recorded in that account's tenant's audit trail, a success too; an e-mail no account has concerns no tenant.
  */
 export async function logIn(
   services: Services,
@@ -34,11 +36,11 @@ export async function logIn(
   await services.loginThrottle.admit(input.email, clientIp);
   const candidates = await services.db.prisma.user.findMany({
     where: { email: input.email.toLowerCase(), deactivatedAt: null, ...(input.tenantId ? { tenantId: input.tenantId } : {}) },
-    select: { id: true, tenantId: true, passwordHash: true },
+    select: { id: true, tenantId: true, passwordHash: true, email: true, role: true },
     take: 10,
   });
   const matches = [];
-  for (const user of candidates.length ? candidates : [{ id: "", tenantId: "", passwordHash: null }]) {
+  for (const user of candidates.length ? candidates : [{ id: "", tenantId: "", passwordHash: null, email: "", role: "" }]) {
     if (await verifyPassword(user.passwordHash, input.password)) matches.push(user);
   }
   if (matches.length) await services.loginThrottle.succeeded(input.email, clientIp);
@@ -48,7 +50,19 @@ export async function logIn(
     ]);
   }
   const [user] = matches;
-  if (!user) throw new AppError("AUTH_INVALID", "Wrong e-mail or password");
+  const target = (account: { id: string }) => ({ type: "agent", id: account.id });
+  if (!user) {
+    for (const account of candidates) {
+      await recordAudit(services, {
+        tenantId: account.tenantId,
+        actor: { kind: "anonymous", label: input.email },
+        ip: clientIp,
+        action: "login.failed",
+        target: target(account),
+      });
+    }
+    throw new AppError("AUTH_INVALID", "Wrong e-mail or password");
+  }
   const token = `${tokenPrefix}${randomBytes(32).toString("base64url")}`;
   const expiresAt = new Date(Date.now() + services.config.SESSION_TTL_HOURS * 3600_000);
   // Each login clears the user's dead sessions, so the table holds only the ones that can still be used.
@@ -58,6 +72,13 @@ export async function logIn(
   await services.db.prisma.userSession.create({
     data: { id: newId("ses"), tenantId: user.tenantId, userId: user.id, tokenHash: hashToken(token), expiresAt },
   });
+  await recordAudit(services, {
+    tenantId: user.tenantId,
+    actor: { kind: "user", id: user.id, label: user.email, role: user.role },
+    ip: clientIp,
+    action: "login.succeeded",
+    target: target(user),
+  });
   return { token, expiresAt, userId: user.id };
 }
 
@@ -65,7 +86,7 @@ export async function logIn(
 export async function principalForSession(services: Services, token: string): Promise<Principal | null> {
   const session = await services.db.prisma.userSession.findUnique({
     where: { tokenHash: hashToken(token) },
-    include: { user: { select: { role: true, deactivatedAt: true } }, tenant: { select: { settings: true } } },
+    include: { user: { select: { role: true, email: true, deactivatedAt: true } }, tenant: { select: { settings: true } } },
   });
   if (!session || session.revokedAt || session.expiresAt.getTime() <= Date.now()) return null;
   if (session.user.deactivatedAt || !isRole(session.user.role)) return null;
@@ -75,6 +96,7 @@ export async function principalForSession(services: Services, token: string): Pr
     sessionId: session.id,
     tenantId: session.tenantId,
     role: session.user.role,
+    label: session.user.email,
     rateLimit: effectiveRateLimit(session.tenant.settings, services.config),
   };
 }

@@ -9,6 +9,8 @@ export interface Principal {
   sessionId?: string;
   tenantId: string;
   role: Role;
+  /** Who it is, readable: the API key's prefix or the user's e-mail (the audit trail records it). */
+  label?: string;
   /** Requests per window allowed for this tenant (its setting, or the service default). */
   rateLimit: { max: number; windowS: number };
 }

@@ -4,6 +4,7 @@ import { assignWaiting } from "../escalations/assign.js";
 import { publishInbox } from "../escalations/inbox.js";
 import type { EscalationPriority, EscalationReason } from "../escalations/model.js";
 import { openEscalation } from "../escalations/open.js";
+import { escalationData } from "../events/payloads.js";
 import { announceReply, type ReplyToStore, storeReply } from "../pipeline/deliver.js";
 import type { Services } from "../services.js";
 
@@ -42,9 +43,16 @@ export async function escalateConversation(
     metadata: { intent: "handoff", agentType: "handoff", escalation: reason },
     replyTo: request.replyTo,
   };
+  const actor = request.actor ?? "ai";
   // One transaction: a crash between the two would leave the customer escalated but never told.
   const escalation = await db.$transaction(async (tx) => {
-    const opened = await openEscalation(tx, { ...request, conversation, reason, actor: request.actor ?? "ai" });
+    const opened = await openEscalation(tx, { ...request, conversation, reason, actor });
+    await services.events.record(
+      tx,
+      conversation.tenantId,
+      "conversation.escalated",
+      escalationData(conversation.id, opened, actor),
+    );
     await storeReply(services, tx, notice);
     return opened;
   });

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
@@ -34,6 +34,14 @@ export class SecretBox {
 
   openJson<T>(sealed: string): T {
     return JSON.parse(this.open(sealed)) as T;
+  }
+
+  /**
+   * A short keyed digest of a secret: two equal fingerprints mean the same secret, and without the key nobody can
+   * test guesses against one (a plain hash of a short secret could be brute-forced). The audit trail shows them.
+   */
+  fingerprint(secret: string): string {
+    return createHmac("sha256", this.key).update("fingerprint:").update(secret, "utf8").digest("hex").slice(0, 12);
   }
 }
 

@@ -36,7 +36,11 @@ export type IdPrefix =
   | "team"
   | "ses"
   | "evc"
-  | "evr";
+  | "evr"
+  | "whe"
+  | "wev"
+  | "whd"
+  | "aud";
 
 /** Prefixed, time-sortable identifiers (DESIGN §3): `conv_01h…`, sortable as strings by creation time. */
 export function newId(prefix: IdPrefix): string {

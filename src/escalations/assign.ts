@@ -2,6 +2,7 @@ import { transitionConversation } from "../conversations/status.js";
 import { lockTenantFor } from "../db/advisory-lock.js";
 import { newId } from "../db/ids.js";
 import { scopeToTenant, type TenantTx } from "../db/tenant-scope.js";
+import { escalationData } from "../events/payloads.js";
 import type { Services } from "../services.js";
 import { publishInbox } from "./inbox.js";
 import { priorityRank, workingRoles } from "./model.js";
@@ -50,13 +51,14 @@ type Assignable = { id: string; conversation: { id: string; tenantId: string; st
  * and a reassignment, which changes no status, is recorded in the timeline as an assignment.
  */
 export async function assignEscalation(
+  services: Services,
   tx: TenantTx,
   escalation: Assignable,
   agent: { id: string; name: string },
   change: { actor: string; how: string },
 ): Promise<void> {
   const now = new Date();
-  await tx.escalation.update({
+  const assigned = await tx.escalation.update({
     where: { id: escalation.id },
     data: { status: "assigned", assigneeId: agent.id, assignedAt: now },
   });
@@ -79,9 +81,13 @@ export async function assignEscalation(
   } else {
     await transitionConversation(tx, conversation, "assigned", { actor: change.actor, reason });
   }
+  await services.events.record(tx, conversation.tenantId, "conversation.assigned", {
+    ...escalationData(conversation.id, assigned, change.actor),
+    assignee: { id: agent.id, name: agent.name },
+  });
 }
 
-async function assignNext(tx: TenantTx): Promise<{ escalationId: string; conversationId: string } | null> {
+async function assignNext(services: Services, tx: TenantTx): Promise<{ escalationId: string; conversationId: string } | null> {
   const waiting = await tx.escalation.findMany({
     where: { status: "open" },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
@@ -96,7 +102,7 @@ async function assignNext(tx: TenantTx): Promise<{ escalationId: string; convers
   for (const escalation of waiting) {
     const agent = pickAgent(candidates, escalation.teamId);
     if (!agent) continue;
-    await assignEscalation(tx, escalation, agent, { actor: "system", how: "automatically" });
+    await assignEscalation(services, tx, escalation, agent, { actor: "system", how: "automatically" });
     return { escalationId: escalation.id, conversationId: escalation.conversation.id };
   }
   return null;
@@ -112,7 +118,7 @@ export async function assignWaiting(services: Services, tenantId: string): Promi
   for (;;) {
     const assigned = await db.$transaction(async (tx) => {
       await lockTenantFor(tx, "assignment", tenantId);
-      return assignNext(tx);
+      return assignNext(services, tx);
     });
     if (!assigned) return;
     publishInbox(services, tenantId, { type: "assigned", ...assigned });

@@ -28,7 +28,7 @@ async function routeFor(db: TenantDb, conversation: { channel: string; customerP
 }
 
 /** Claims an unassigned escalation for the user who replies, so that nobody else answers over them. */
-async function claimFor(db: TenantDb, principal: Principal, conversationId: string) {
+async function claimFor(services: Services, db: TenantDb, principal: Principal, conversationId: string) {
   return db.$transaction(async (tx) => {
     await lockTenantFor(tx, "assignment", principal.tenantId);
     const escalation = await tx.escalation.findFirst({
@@ -39,7 +39,7 @@ async function claimFor(db: TenantDb, principal: Principal, conversationId: stri
     assertMayWork(principal, escalation);
     if (escalation.assigneeId || principal.kind !== "user") return { escalation, claimed: false };
     const me = await tx.user.findUniqueOrThrow({ where: { id: principal.id }, select: { id: true, name: true } });
-    await assignEscalation(tx, escalation, me, { actor: principal.id, how: "by replying" });
+    await assignEscalation(services, tx, escalation, me, { actor: principal.id, how: "by replying" });
     return { escalation, claimed: true };
   });
 }
@@ -61,7 +61,7 @@ export async function replyAsAgent(
       { path: "conversationId", message: `status ${conversation.status}` },
     ]);
   }
-  const { escalation, claimed } = await claimFor(db, principal, conversation.id);
+  const { escalation, claimed } = await claimFor(services, db, principal, conversation.id);
   const author =
     principal.kind === "user"
       ? await db.user.findUnique({ where: { id: principal.id }, select: { id: true, name: true } })
@@ -76,11 +76,9 @@ export async function replyAsAgent(
     content: input.content,
     metadata: { agentId: principal.id, agentName: author?.name ?? null },
     via: route.via,
+    undeliverable: route.undeliverable ?? undefined,
   };
   await deliverReply(services, reply);
-  if (route.undeliverable) {
-    await db.message.update({ where: { id: reply.id }, data: { deliveryStatus: "failed", deliveryError: route.undeliverable } });
-  }
   if (escalation) {
     await db.escalation.updateMany({
       where: { id: escalation.id, firstResponseAt: null },

@@ -3,6 +3,7 @@ import { transitionConversation } from "../conversations/status.js";
 import { lockTenantFor } from "../db/advisory-lock.js";
 import type { TenantDb, TenantTx } from "../db/tenant-scope.js";
 import { AppError, notFound } from "../errors.js";
+import { escalationData } from "../events/payloads.js";
 import type { Services } from "../services.js";
 import { assertMayAssignTo, assertMayWork } from "./access.js";
 import { assignEscalation, assignWaiting } from "./assign.js";
@@ -47,6 +48,7 @@ async function assigneeFor(tx: TenantTx, principal: Principal, escalation: Loade
 
 /** Applies one change under the assignment lock; returns what the inboxes are told. */
 async function apply(
+  services: Services,
   tx: TenantTx,
   principal: Principal,
   escalation: Loaded,
@@ -64,8 +66,17 @@ async function apply(
   const target = targetStatus(escalation, changes);
   const { conversation } = escalation;
   if (target === "resolved") {
-    await tx.escalation.update({ where: { id: escalation.id }, data: { status: "resolved", resolvedAt: new Date() } });
+    const resolved = await tx.escalation.update({
+      where: { id: escalation.id },
+      data: { status: "resolved", resolvedAt: new Date() },
+    });
     await transitionConversation(tx, conversation, "resolved", { actor, reason: changes.note ?? "resolved by an agent" });
+    await services.events.record(
+      tx,
+      principal.tenantId,
+      "conversation.resolved",
+      escalationData(conversation.id, resolved, actor),
+    );
     return "resolved";
   }
   if (target === "open") {
@@ -76,7 +87,7 @@ async function apply(
   }
   const agent = await assigneeFor(tx, principal, escalation, changes);
   if (agent.id === escalation.assigneeId) return "updated";
-  await assignEscalation(tx, escalation, agent, { actor, how: "by hand" });
+  await assignEscalation(services, tx, escalation, agent, { actor, how: "by hand" });
   return "assigned";
 }
 
@@ -97,7 +108,7 @@ export async function updateEscalation(
     const escalation = await load(tx, id);
     if (!escalation) throw notFound("Escalation");
     assertMayWork(principal, escalation);
-    return { event: await apply(tx, principal, escalation, changes), conversationId: escalation.conversation.id };
+    return { event: await apply(services, tx, principal, escalation, changes), conversationId: escalation.conversation.id };
   });
   publishInbox(services, principal.tenantId, { type: event, conversationId, escalationId: id });
   if (event !== "assigned") await assignWaiting(services, principal.tenantId);

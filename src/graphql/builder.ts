@@ -7,6 +7,7 @@ import type PrismaTypes from "../db/generated/pothos-types.js";
 import { getDatamodel } from "../db/generated/pothos-types.js";
 import type { PrismaClient } from "../db/generated/prisma/client.js";
 import { AppError } from "../errors.js";
+import AuditPlugin from "./audit-plugin.js";
 import type { GraphQLContext } from "./context.js";
 
 export const builder = new SchemaBuilder<{
@@ -21,7 +22,8 @@ export const builder = new SchemaBuilder<{
   DefaultFieldNullability: false;
 }>({
   defaultFieldNullability: false,
-  plugins: [ScopeAuthPlugin, PrismaPlugin],
+  // In this order, outermost first: the caller's permission is checked before the audit reads anything.
+  plugins: [ScopeAuthPlugin, AuditPlugin, PrismaPlugin],
   prisma: {
     // Every Prisma-backed field reads through the caller's tenant-scoped client (src/db/tenant-scope.ts).
     client: (ctx) => ctx.db as unknown as PrismaClient,

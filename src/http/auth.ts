@@ -35,6 +35,7 @@ export async function principalForApiKey(services: Services, key: string): Promi
     id: found.id,
     tenantId: found.tenantId,
     role: found.role,
+    label: found.prefix,
     rateLimit: effectiveRateLimit(found.tenant.settings, services.config),
   };
 }

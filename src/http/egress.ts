@@ -40,14 +40,22 @@ export class Egress {
     this.agent = new Agent({ connect: { lookup: this.lookup } });
   }
 
-  /** One request, without following redirects; throws EgressRefusedError before anything is sent to a refused address. */
-  async fetch(url: URL, init: Omit<RequestInit, "redirect" | "dispatcher"> = {}): Promise<Response> {
+  /**
+   * What can be refused before connecting: a scheme other than HTTP, an internal address literal (a host name is
+   * checked when it is looked up, at connection time). Throws EgressRefusedError; lets a URL be refused when saved.
+   */
+  check(url: URL): void {
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       throw new EgressRefusedError(`${url.protocol} URLs are not fetched, only http: and https:`);
     }
     const host = url.hostname.replace(/^\[|\]$/g, "");
     // The socket does no lookup for an address literal, so it is checked here; it cannot change.
     if (isIP(host)) this.refuseUnlessAllowed(host, host);
+  }
+
+  /** One request, without following redirects; throws EgressRefusedError before anything is sent to a refused address. */
+  async fetch(url: URL, init: Omit<RequestInit, "redirect" | "dispatcher"> = {}): Promise<Response> {
+    this.check(url);
     try {
       return await fetch(url, { ...init, redirect: "manual", dispatcher: this.agent });
     } catch (error) {

@@ -12,9 +12,14 @@ export interface WorkerOptions {
   pollMs: number;
   /** How long a claimed job stays reserved without a heartbeat. */
   leaseMs: number;
+  /**
+   * The most of `concurrency` a queue may hold at once (0.5: half the slots, at least one), for work that can
+   * wait on others: tenants' slow event endpoints must not hold up the replies to customers.
+   */
+  shares: Record<string, number>;
 }
 
-const defaults: Omit<WorkerOptions, "leaseMs"> = { concurrency: 4, pollMs: 1_000 };
+const defaults: Omit<WorkerOptions, "leaseMs"> = { concurrency: 4, pollMs: 1_000, shares: {} };
 
 /** The queues in the order the next claim prefers them: the one just served goes last (round-robin). */
 export function servedLast(order: string[], served: string): string[] {
@@ -30,6 +35,7 @@ export class Worker {
   readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
   private readonly options: WorkerOptions;
   private readonly running = new Set<Promise<void>>();
+  private readonly runningByQueue = new Map<string, number>();
   private stopped = true;
   private wake: (() => void) | null = null;
   /** An announcement that arrived while the loop was claiming rather than waiting: claim again at once. */
@@ -87,23 +93,36 @@ export class Worker {
     await Promise.allSettled([...this.running]);
   }
 
+  /** Whether the queue may have one more job running here (its share of the slots). */
+  private hasRoom(queue: string): boolean {
+    const share = this.options.shares[queue];
+    if (share === undefined) return true;
+    return (this.runningByQueue.get(queue) ?? 0) < Math.max(1, Math.floor(this.options.concurrency * share));
+  }
+
   private async run(queues: string[]): Promise<void> {
     let order = queues;
     while (!this.stopped) {
-      if (this.running.size >= this.options.concurrency) {
+      const open = order.filter((q) => this.hasRoom(q));
+      if (this.running.size >= this.options.concurrency || !open.length) {
         await Promise.race(this.running);
         continue;
       }
       let job: JobRecord | null = null;
       this.announced = false;
       try {
-        job = await this.queue.claim(this.id, order, this.options.leaseMs);
+        job = await this.queue.claim(this.id, open, this.options.leaseMs);
       } catch (err) {
         if (!this.stopped) this.log.error({ err }, "claiming a job failed");
       }
       if (job) {
         order = servedLast(order, job.queue);
-        const task = this.execute(job).finally(() => this.running.delete(task));
+        const queue = job.queue;
+        this.runningByQueue.set(queue, (this.runningByQueue.get(queue) ?? 0) + 1);
+        const task = this.execute(job).finally(() => {
+          this.running.delete(task);
+          this.runningByQueue.set(queue, (this.runningByQueue.get(queue) ?? 1) - 1);
+        });
         this.running.add(task);
         continue;
       }

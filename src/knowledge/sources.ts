@@ -4,7 +4,7 @@ import { AppError, notFound } from "../errors.js";
 import { evaluateAfterKnowledgeChange } from "../evaluations/job.js";
 import type { Services } from "../services.js";
 import { type IndexResult, indexPages } from "./ingest.js";
-import { markForSync } from "./sync.js";
+import { finishSource, markForSync } from "./sync.js";
 
 export const maxPdfBytes = 20 * 1024 * 1024;
 
@@ -27,13 +27,16 @@ export async function addManualSource(services: Services, db: TenantDb, tenantId
     totals = await indexPages(services, { tenantId, sourceId: id }, [{ url: null, page: null, title, text: content }], "source");
   } catch (error) {
     // The text is kept: the listing says why it cannot be searched, and a resync retries it.
-    await db.knowledgeSource.update({ where: { id }, data: { status: "failed", error: (error as Error).message } });
+    await finishSource(services, { tenantId, sourceId: id }, { status: "failed", error: (error as Error).message });
     throw error;
   }
-  const ready = await db.knowledgeSource.update({
-    where: { id },
-    data: { status: "ready", pages: 1, chunks: totals.chunks, tokens: totals.tokens, lastSyncedAt: new Date() },
-  });
+  const ready = await finishSource(
+    services,
+    { tenantId, sourceId: id },
+    { status: "ready", pages: 1, chunks: totals.chunks, tokens: totals.tokens, lastSyncedAt: new Date() },
+  );
+  // Deleted while it was being indexed.
+  if (!ready) throw notFound("Knowledge source");
   await evaluateAfterKnowledgeChange(services, tenantId);
   return ready;
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Prisma } from "../db/generated/prisma/client.js";
 import { evaluateAfterKnowledgeChange } from "../evaluations/job.js";
+import { sourceData } from "../events/payloads.js";
 import type { JobRecord } from "../jobs/queue.js";
 import { PermanentJobError } from "../jobs/queue.js";
 import type { Services } from "../services.js";
@@ -32,6 +33,21 @@ interface CrawlSettings {
 
 async function setStatus(services: Services, scope: IndexScope, data: Prisma.KnowledgeSourceUpdateInput): Promise<void> {
   await services.db.prisma.knowledgeSource.updateMany({ where: { id: scope.sourceId, tenantId: scope.tenantId }, data });
+}
+
+/** A source's final status after indexing (ready or failed), with its event for the tenant's endpoints in one transaction. */
+export async function finishSource(
+  services: Services,
+  scope: IndexScope,
+  data: Prisma.KnowledgeSourceUpdateInput & { status: "ready" | "failed" },
+) {
+  const type = data.status === "ready" ? "knowledge.source_ready" : "knowledge.source_failed";
+  const [source] = await services.events.withEvent<Array<Prisma.KnowledgeSourceGetPayload<object>>>(
+    services.db.prisma,
+    { tenantId: scope.tenantId, type, data: ([row]) => (row ? sourceData(row) : null) },
+    (tx) => tx.knowledgeSource.updateManyAndReturn({ where: { id: scope.sourceId, tenantId: scope.tenantId }, data }),
+  );
+  return source;
 }
 
 /** What a URL source's `report` column holds: its crawl's progress and problems so far, and once it has ended, how. */
@@ -123,7 +139,7 @@ export async function syncSource(services: Services, job: JobRecord): Promise<vo
       await indexPages(services, scope, [{ url: null, page: null, title: source.title, text: source.content ?? "" }], "source");
       outcome = { pages: 1, report: {}, error: null };
     }
-    await setStatus(services, scope, {
+    await finishSource(services, scope, {
       ...(await sourceTotals(services, scope)),
       pages: outcome.pages,
       report: outcome.report,
@@ -135,7 +151,7 @@ export async function syncSource(services: Services, job: JobRecord): Promise<vo
   } catch (err) {
     const permanent = err instanceof CrawlRefusedError || err instanceof ExtractionError;
     if (permanent || job.attempts >= job.maxAttempts) {
-      await setStatus(services, scope, { status: "failed", error: (err as Error).message });
+      await finishSource(services, scope, { status: "failed", error: (err as Error).message });
     }
     throw permanent ? new PermanentJobError((err as Error).message) : err;
   }

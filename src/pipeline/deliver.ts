@@ -1,6 +1,7 @@
 import { adapterFor, sendsThroughProvider } from "../channels/registry.js";
 import { channelById } from "../channels/store.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
+import { messageData } from "../events/payloads.js";
 import { type JobRecord, PermanentJobError } from "../jobs/queue.js";
 import type { Services } from "../services.js";
 
@@ -21,6 +22,8 @@ export interface ReplyToStore {
   via?: { channelId: string; channel: string };
   /** The customer message this answers: it gets no other reply (AlreadyAnswered). */
   replyTo?: string;
+  /** Why the reply cannot be sent at all: it is stored as a failed delivery saying so, and nothing is enqueued. */
+  undeliverable?: string;
 }
 
 /** The customer message already has its reply (a re-run job, a repeated hop, stored by a concurrent run). */
@@ -31,7 +34,7 @@ export class AlreadyAnswered extends Error {
 }
 
 /** What a reply is stored with: a transaction of the plain or of a tenant-scoped client (their generated types differ). */
-export interface ReplyTx extends Pick<Prisma.TransactionClient, "$queryRaw"> {
+export interface ReplyTx extends Pick<Prisma.TransactionClient, "$queryRaw" | "$executeRaw"> {
   message: { create(args: { data: Prisma.MessageUncheckedCreateInput }): PromiseLike<unknown> };
   conversation: {
     update(args: { where: { id: string }; data: { messageCount: { increment: number } } }): PromiseLike<unknown>;
@@ -41,7 +44,8 @@ export interface ReplyTx extends Pick<Prisma.TransactionClient, "$queryRaw"> {
 /**
  * Stores a reply within the caller's transaction and, on channels that send through a provider, enqueues
  * its delivery (retried by the job queue). A reply to a customer message locks that message first, so
- * that of two runs answering it at once the second finds the first's reply and stores nothing.
+ * that of two runs answering it at once the second finds the first's reply and stores nothing. A reply that
+ * leaves with the response (API, widget, USSD, voice) is sent once stored: its event is recorded here.
  */
 export async function storeReply(services: Services, tx: ReplyTx, reply: ReplyToStore): Promise<void> {
   if (reply.replyTo) {
@@ -52,7 +56,7 @@ export async function storeReply(services: Services, tx: ReplyTx, reply: ReplyTo
       SELECT id FROM messages WHERE reply_to = ${reply.replyTo} LIMIT 1`;
     if (answered) throw new AlreadyAnswered(reply.replyTo);
   }
-  const sends = sendsThroughProvider(reply.via?.channel ?? reply.channel);
+  const sends = !reply.undeliverable && sendsThroughProvider(reply.via?.channel ?? reply.channel);
   await tx.message.create({
     data: {
       id: reply.id,
@@ -62,10 +66,17 @@ export async function storeReply(services: Services, tx: ReplyTx, reply: ReplyTo
       content: reply.content,
       metadata: reply.metadata,
       replyTo: reply.replyTo ?? null,
-      deliveryStatus: sends ? "pending" : null,
+      deliveryStatus: reply.undeliverable ? "failed" : sends ? "pending" : null,
+      deliveryError: reply.undeliverable ?? null,
     },
   });
   await tx.conversation.update({ where: { id: reply.conversationId }, data: { messageCount: { increment: 1 } } });
+  if (reply.undeliverable) {
+    const delivery = { status: "failed", attempts: 0, error: reply.undeliverable };
+    await services.events.record(tx, reply.tenantId, "message.failed", messageData(reply, delivery));
+  } else if (!sends) {
+    await services.events.record(tx, reply.tenantId, "message.sent", messageData(reply));
+  }
   if (sends) {
     await services.jobs.enqueue(
       {
@@ -83,7 +94,7 @@ export async function storeReply(services: Services, tx: ReplyTx, reply: ReplyTo
 
 /** After the reply's transaction committed: wakes the senders and tells live listeners (agent inbox, widget). */
 export function announceReply(services: Services, reply: ReplyToStore): void {
-  if (sendsThroughProvider(reply.via?.channel ?? reply.channel)) services.jobs.announce(sendQueue);
+  if (!reply.undeliverable && sendsThroughProvider(reply.via?.channel ?? reply.channel)) services.jobs.announce(sendQueue);
   services.realtime.pubsub.publish("conversation:message", reply.conversationId, {
     tenantId: reply.tenantId,
     conversationId: reply.conversationId,
@@ -109,7 +120,17 @@ export async function sendStoredReply(services: Services, job: JobRecord): Promi
   const message = await prisma.message.findUnique({ where: { id: messageId }, include: { conversation: true } });
   if (!message || message.deliveryStatus === "sent") return;
   const { conversation } = message;
-  const record = (data: Prisma.MessageUpdateInput) => prisma.message.update({ where: { id: messageId }, data });
+  // The delivery's status; once it is final, with its event (sent or failed) in the same transaction.
+  const record = (data: Prisma.MessageUpdateInput & { deliveryStatus: string; deliveryError: string | null }) => {
+    const delivery = { status: data.deliveryStatus, attempts: job.attempts, error: data.deliveryError };
+    const type = data.deliveryStatus === "sent" ? "message.sent" : "message.failed";
+    if (data.deliveryStatus === "pending") return prisma.message.update({ where: { id: messageId }, data });
+    return services.events.withEvent(
+      prisma,
+      { tenantId: message.tenantId, type, data: () => messageData(message, delivery) },
+      (tx) => tx.message.update({ where: { id: messageId }, data }),
+    );
+  };
   const channelId = via?.channelId ?? conversation.channelId;
   const channel = channelId ? await channelById(services, channelId) : null;
   const adapter = adapterFor(via?.channel ?? conversation.channel);

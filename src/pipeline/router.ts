@@ -5,6 +5,7 @@ import { finishedStatuses, humanStatuses, transitionConversation } from "../conv
 import type { Prisma } from "../db/generated/prisma/client.js";
 import { newId } from "../db/ids.js";
 import { AppError, notFound } from "../errors.js";
+import { conversationData, messageData } from "../events/payloads.js";
 import type { Services } from "../services.js";
 import type { InboundMessage } from "./inbound.js";
 
@@ -88,17 +89,22 @@ async function findConversation(services: Services, msg: InboundMessage): Promis
 
 async function createConversation(services: Services, msg: InboundMessage): Promise<ConversationRow> {
   try {
-    return await services.db.prisma.conversation.create({
-      data: {
-        id: newId("conv"),
-        tenantId: msg.tenantId,
-        channel: msg.channel,
-        channelId: msg.channelId ?? null,
-        customerId: msg.customer.id,
-        customerPhone: msg.customer.phone ?? null,
-        customerName: msg.customer.name ?? null,
-      },
-    });
+    return await services.events.withEvent(
+      services.db.prisma,
+      { tenantId: msg.tenantId, type: "conversation.created", data: conversationData },
+      (tx) =>
+        tx.conversation.create({
+          data: {
+            id: newId("conv"),
+            tenantId: msg.tenantId,
+            channel: msg.channel,
+            channelId: msg.channelId ?? null,
+            customerId: msg.customer.id,
+            customerPhone: msg.customer.phone ?? null,
+            customerName: msg.customer.name ?? null,
+          },
+        }),
+    );
   } catch (err) {
     // Two first messages of one customer at once: the other one created it; use theirs.
     const existing = await findConversation(services, msg);
@@ -202,6 +208,7 @@ async function storeMessage(
         },
       });
       await tx.conversation.update({ where: { id: conversation.id }, data: { messageCount: { increment: 1 } } });
+      await services.events.record(tx, msg.tenantId, "message.received", messageData(message));
       return { message, duplicate: false };
     });
   } catch (err) {

@@ -16,6 +16,8 @@ export type Topics = {
   "inbox:escalation": [tenantId: string, payload: InboxPayload];
   /** A customer wrote in a conversation the humans have, by tenant. */
   "inbox:message": [tenantId: string, payload: { conversationId: string; messageId: string }];
+  /** A tenant's event notification endpoints changed (src/events/outbox.ts): instances forget which types it wants. */
+  "webhooks:changed": [payload: { tenantId: string }];
   [topic: string]: [payload: unknown] | [id: string, payload: unknown];
 };
 

@@ -6,6 +6,7 @@ import { storableInput } from "../http/storable-input.js";
 import type { Services } from "../services.js";
 import { agentRoutes } from "./agents.js";
 import { analyticsRoutes } from "./analytics.js";
+import { auditRoutes } from "./audit.js";
 import { channelRoutes } from "./channels.js";
 import { chatRoutes } from "./chat.js";
 import { conversationRoutes } from "./conversations.js";
@@ -14,6 +15,7 @@ import { evaluationRoutes } from "./evaluations.js";
 import { intentRoutes } from "./intents.js";
 import { knowledgeRoutes } from "./knowledge.js";
 import { Reply, type RestRoute } from "./route.js";
+import { webhookRoutes } from "./webhooks.js";
 import { widgetRoutes } from "./widget.js";
 
 /** Every REST route of the service; the OpenAPI document is made from the same list. */
@@ -28,6 +30,8 @@ export function restRoutes(services: Services, limits = new RateLimits(services)
     ...knowledgeRoutes(services),
     ...evaluationRoutes(services),
     ...channelRoutes(services),
+    ...auditRoutes(services),
+    ...webhookRoutes(services),
     ...channelWebhookRoutes(services, limits),
     ...widgetRoutes(services, limits),
   ];

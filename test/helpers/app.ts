@@ -9,7 +9,7 @@ import { issueApiKey } from "../../src/auth/api-keys.js";
 import type { Role } from "../../src/auth/roles.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import { createApp } from "../../src/http/app.js";
-import { jobHandlers } from "../../src/jobs/handlers.js";
+import { jobHandlers, jobShares } from "../../src/jobs/handlers.js";
 import { Worker } from "../../src/jobs/worker.js";
 import { createLogger } from "../../src/logger.js";
 import { closeServices, createServices, type Services } from "../../src/services.js";
@@ -131,7 +131,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
       return (await issueApiKey(services.db.prisma, tenantId, { name: `${role} key`, role })).key;
     },
     startWorker() {
-      const worker = new Worker(services, jobHandlers, { pollMs: 25, leaseMs: 30_000 });
+      const worker = new Worker(services, jobHandlers, { pollMs: 25, leaseMs: 30_000, shares: jobShares });
       worker.start();
       workers.push(worker);
       return worker;

@@ -53,6 +53,9 @@ let aKeyId: string;
 let aChannel: string;
 let aCase: string;
 let aRun: string;
+let aEndpoint: string;
+let aEndpointToDelete: string;
+let aEvent: string;
 
 beforeAll(async () => {
   app = await startTestApp();
@@ -76,6 +79,15 @@ beforeAll(async () => {
   aCase = (await app.graphql(CreateEvaluationCaseForTestDocument, { question: "A's secret rate?", expect: "decline" }, a.apiKey))
     .data!.createEvaluationCase.id;
   aRun = (await app.graphql(RunEvaluationForTestDocument, {}, a.apiKey)).data!.runEvaluation.id;
+  const endpoint = (url: string) =>
+    app
+      .request("/api/webhooks", { key: a.apiKey, body: { url, event_types: ["message.sent"] } })
+      .then((r) => r.body.id as string);
+  aEndpoint = await endpoint("https://hooks.bank-a.example/parley");
+  aEndpointToDelete = await endpoint("https://hooks.bank-a.example/old");
+  aEvent = (await app.services.db.prisma.$transaction((tx) =>
+    app.services.events.record(tx, a.tenantId, "message.sent", { message: { id: "msg_isolation" } }),
+  ))!;
 });
 afterAll(() => app?.close());
 
@@ -92,6 +104,12 @@ const aResourceFor = (method: string, path: string): { params: Record<string, st
     "put /api/evaluations/cases/:id": { params: { id: aCase }, body: { question: "A's secret rate, asked again?" } },
     "delete /api/evaluations/cases/:id": { params: { id: aCase } },
     "/api/evaluations/runs/:id": { params: { id: aRun } },
+    "/api/webhooks/:id": { params: { id: aEndpoint } },
+    "put /api/webhooks/:id": { params: { id: aEndpoint }, body: { description: "A's CRM" } },
+    "delete /api/webhooks/:id": { params: { id: aEndpointToDelete } },
+    "/api/webhooks/:id/rotate-secret": { params: { id: aEndpoint } },
+    "/api/webhooks/:id/deliveries": { params: { id: aEndpoint } },
+    "/api/webhooks/:id/redeliver": { params: { id: aEndpoint }, body: { event_id: aEvent } },
   };
   const resource = table[`${method} ${path}`] ?? table[path];
   if (!resource) throw new Error(`The isolation test does not know ${method} ${path}: add it to aResourceFor`);
@@ -219,6 +237,23 @@ describe("tenant isolation", () => {
       "A's own question?",
     );
 
+    const gql = (query: string) => app.request("/graphql", { key: b.apiKey, body: { query } }).then((r) => r.body);
+    await notFound(gql(`{ webhookEndpoint(id: "${aEndpoint}") { id } }`));
+    await notFound(gql(`{ webhookDeliveries(endpointId: "${aEndpoint}") { total } }`));
+    await notFound(gql(`mutation { updateWebhookEndpoint(id: "${aEndpoint}", enabled: false) { id } }`));
+    await notFound(gql(`mutation { rotateWebhookSecret(id: "${aEndpoint}") { secret } }`));
+    await notFound(gql(`mutation { deleteWebhookEndpoint(id: "${aEndpoint}") { deleted } }`));
+    await notFound(gql(`mutation { redeliverWebhookEvent(endpointId: "${aEndpoint}", eventId: "${aEvent}") { jobId } }`));
+    const bEndpoint = (
+      await app.request("/api/webhooks", {
+        key: b.apiKey,
+        body: { url: "https://hooks.bank-b.example/", event_types: ["message.sent"] },
+      })
+    ).body.id;
+    await notFound(gql(`mutation { redeliverWebhookEvent(endpointId: "${bEndpoint}", eventId: "${aEvent}") { jobId } }`));
+    expect((await app.request("/api/webhook-events", { key: b.apiKey })).body.total).toBe(0);
+    expect((await app.services.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: aEndpoint } })).enabled).toBe(true);
+
     // Every field with an ID argument must be covered above: a new one fails here until it is.
     const covered = new Set([
       "conversation",
@@ -244,6 +279,12 @@ describe("tenant isolation", () => {
       "updateEvaluationCase",
       "deleteEvaluationCase",
       "evaluationRun",
+      "webhookEndpoint",
+      "webhookDeliveries",
+      "updateWebhookEndpoint",
+      "rotateWebhookSecret",
+      "deleteWebhookEndpoint",
+      "redeliverWebhookEvent",
     ]);
     const withIds = [schema.getQueryType(), schema.getMutationType()].flatMap((type) =>
       Object.values(type?.getFields() ?? {})

@@ -113,6 +113,34 @@ describe("Worker", () => {
     expect(most).toBe(3);
   });
 
+  it("keeps a queue to its share of the slots, so that the other queues' jobs still run", async () => {
+    const [slow, fast] = [freshQueue(), freshQueue()];
+    const held = gate();
+    let slowInFlight = 0;
+    const ran: string[] = [];
+    startWorker(
+      app.services,
+      {
+        [slow]: async () => {
+          slowInFlight++;
+          await held.opened;
+          slowInFlight--;
+        },
+        [fast]: async (job) => void ran.push(job.id),
+      },
+      { concurrency: 4, shares: { [slow]: 0.5 } },
+    );
+    const slowIds = await Promise.all(Array.from({ length: 4 }, () => app.services.jobs.enqueue({ queue: slow })));
+    await vi.waitFor(() => expect(slowInFlight).toBe(2), { timeout: 5_000, interval: 10 });
+    const fastIds = await Promise.all(Array.from({ length: 3 }, () => app.services.jobs.enqueue({ queue: fast })));
+    await untilStatus(fastIds, "completed");
+    expect(ran.sort()).toEqual([...fastIds].sort());
+    expect(slowInFlight).toBe(2);
+    expect(await app.services.db.prisma.job.count({ where: { queue: slow, status: "pending" } })).toBe(2);
+    held.open();
+    await untilStatus(slowIds, "completed");
+  });
+
   it("hands a job whose worker died to another worker once the lease expires; the job shows 2 attempts", async () => {
     const queue = freshQueue();
     const id = await app.services.jobs.enqueue({ queue });

@@ -135,6 +135,7 @@ builder.mutationField("createAgent", (t) =>
     type: "User",
     description: "Adds a dashboard user (admins and owners; only an owner makes an owner)",
     authScopes: { permission: "configure" },
+    audit: { action: "agent.create", target: "agent", id: (_args, _ctx, agent) => agent?.id },
     args: agentArgs,
     resolve: async (query, _root, args, ctx) => {
       const id = await createAgent(ctx.services, ctx.db, ctx.principal!, parseInput(createInput, args));
@@ -150,6 +151,7 @@ builder.mutationField("updateAgent", (t) =>
       "Changes an agent. Anyone may change their own name, availability and password (with currentPassword); the rest " +
       "needs an admin or owner, an owner's record an owner. active: false removes the agent. The last owner stays an owner.",
     authScopes: { authenticated: true },
+    audit: { action: "agent.update", target: "agent", id: (args) => String(args.id) },
     args: {
       id: t.arg.id({ required: true }),
       ...agentArgs,
@@ -185,6 +187,7 @@ builder.mutationField("createTeam", (t) =>
   t.prismaField({
     type: "Team",
     authScopes: { permission: "configure" },
+    audit: { action: "team.create", target: "team", id: (_args, _ctx, team) => team?.id },
     args: { name: t.arg.string({ required: true }), ...teamArgs },
     resolve: async (query, _root, args, ctx) => {
       const id = await createTeam(ctx.db, ctx.tenantId, parseInput(teamInput.partial().required({ name: true }), args));
@@ -197,6 +200,7 @@ builder.mutationField("updateTeam", (t) =>
   t.prismaField({
     type: "Team",
     authScopes: { permission: "configure" },
+    audit: { action: "team.update", target: "team", id: (args) => String(args.id) },
     args: { id: t.arg.id({ required: true }), name: t.arg.string({ required: false }), ...teamArgs },
     resolve: async (query, _root, { id, ...args }, ctx) => {
       await updateTeam(ctx.db, ctx.tenantId, String(id), parseInput(teamInput.partial(), args));
@@ -214,6 +218,7 @@ builder.mutationField("deleteTeam", (t) =>
     type: DeletedTeam,
     description: "Removes a team; its escalations stay, for any agent",
     authScopes: { permission: "configure" },
+    audit: { action: "team.delete", target: "team", id: (args) => String(args.id) },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
       await deleteTeam(ctx.db, String(args.id));

@@ -42,6 +42,7 @@ builder.mutationField("createApiKey", (t) =>
   t.field({
     type: CreatedApiKey,
     authScopes: { permission: "manageKeys" },
+    audit: { action: "apiKey.create", target: "apiKey", id: (_args, _ctx, created) => created?.id },
     args: {
       name: t.arg.string({ required: true }),
       role: t.arg({ type: RoleEnum, required: false, description: "Defaults to admin" }),
@@ -59,6 +60,7 @@ builder.mutationField("revokeApiKey", (t) =>
     type: "ApiKey",
     description: "Revokes a key at once; requests with it are answered 401 from then on",
     authScopes: { permission: "manageKeys" },
+    audit: { action: "apiKey.revoke", target: "apiKey", id: (args) => String(args.id) },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
       const id = String(args.id);

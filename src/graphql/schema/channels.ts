@@ -86,6 +86,14 @@ builder.mutationField("saveChannel", (t) =>
     description:
       "Creates or changes a channel. `ref` is a channel id, or a channel type (created on first save). Credentials merge into the stored ones; null removes a field",
     authScopes: { permission: "configure" },
+    audit: {
+      action: "channel.save",
+      target: "channel",
+      // A channel type names the tenant's one channel of that type, if it has one yet.
+      id: async (args, ctx, saved) =>
+        saved?.id ??
+        (await ctx.db.channel.findFirst({ where: args.ref.startsWith("chn_") ? { id: args.ref } : { type: args.ref } }))?.id,
+    },
     args: {
       ref: t.arg.string({ required: true }),
       name: t.arg.string({ required: false }),
@@ -106,6 +114,7 @@ builder.mutationField("deleteChannel", (t) =>
     type: "ID",
     description: "Removes a channel; its conversations stay, without a channel to reply through",
     authScopes: { permission: "configure" },
+    audit: { action: "channel.delete", target: "channel", id: (args) => String(args.id) },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
       const id = String(args.id);

@@ -91,6 +91,7 @@ builder.mutationField("chat", (t) =>
     type: ChatReply,
     description: "Sends a customer message through the pipeline and returns the reply",
     authScopes: { permission: "converse" },
+    audit: { exempt: "a customer conversation: its transcript and timeline record it" },
     args: chatArgs,
     resolve: async (_root, args, ctx) => replyOf(await handleInbound(ctx.services, await inboundOf(ctx, args))),
   }),

@@ -112,6 +112,7 @@ builder.mutationField("createEscalation", (t) =>
     type: "Escalation",
     description: "Hands a conversation the AI has to the humans; the customer is told, and an online agent given it",
     authScopes: { permission: "converse" },
+    audit: { action: "escalation.create", target: "escalation", id: (_args, _ctx, escalation) => escalation?.id },
     args: {
       conversationId: t.arg.id({ required: true }),
       reason: t.arg({ type: EscalationReasonEnum, required: false, description: "Defaults to manual" }),
@@ -157,6 +158,7 @@ builder.mutationField("updateEscalation", (t) =>
       "Works an escalation: assigneeId (an agent, or null back to the queue), status (resolved hands the conversation " +
       "back to the AI), priority, teamId, note. Agents work unassigned and their own escalations; admins any.",
     authScopes: { permission: "converse" },
+    audit: { action: "escalation.update", target: "escalation", id: (args) => String(args.id) },
     args: {
       id: t.arg.id({ required: true }),
       status: t.arg({ type: EscalationStatusEnum, required: false }),
@@ -190,6 +192,7 @@ builder.mutationField("replyToConversation", (t) =>
       "An agent's reply to the customer of an escalated or assigned conversation, delivered on the customer's own channel. " +
       "Replying to an unassigned escalation takes it.",
     authScopes: { permission: "converse" },
+    audit: { exempt: "a message to a customer: the transcript records it with the agent's id" },
     args: { conversationId: t.arg.id({ required: true }), content: t.arg.string({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
       const id = await replyAsAgent(ctx.services, ctx.db, ctx.principal!, parseInput(replyInput, args));

@@ -165,6 +165,7 @@ builder.mutationField("createEvaluationCase", (t) =>
   t.prismaField({
     type: "EvaluationCase",
     authScopes: { permission: "configure" },
+    audit: { action: "evaluationCase.create", target: "evaluationCase", id: (_args, _ctx, c) => c?.id },
     args: caseArgs,
     resolve: async (query, _root, args, ctx) => {
       const input = parseInput(caseInput, args);
@@ -179,6 +180,7 @@ builder.mutationField("updateEvaluationCase", (t) =>
     type: "EvaluationCase",
     description: "Changes a case; the fields given replace the stored ones, and the whole case is checked again",
     authScopes: { permission: "configure" },
+    audit: { action: "evaluationCase.update", target: "evaluationCase", id: (args) => String(args.id) },
     args: { id: t.arg.id({ required: true }), ...caseArgs },
     resolve: async (query, _root, args, ctx) => {
       const id = String(args.id);
@@ -201,6 +203,7 @@ builder.mutationField("deleteEvaluationCase", (t) =>
   t.field({
     type: DeletedCase,
     authScopes: { permission: "configure" },
+    audit: { action: "evaluationCase.delete", target: "evaluationCase", id: (args) => String(args.id) },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
       const id = String(args.id);
@@ -247,6 +250,12 @@ builder.mutationField("importEvaluationCases", (t) =>
   t.field({
     type: Imported,
     authScopes: { permission: "configure" },
+    audit: {
+      action: "evaluationCase.import",
+      target: "evaluationCase",
+      id: () => null,
+      details: (args) => ({ cases: args.cases.length, replace: args.replace === true }),
+    },
     args: { cases: t.arg({ type: [CaseInputType], required: true }), replace: t.arg.boolean({ required: false }) },
     resolve: (_root, args, ctx) => importEvaluationCases(ctx, args.cases, args.replace === true),
   }),
@@ -257,6 +266,7 @@ builder.mutationField("runEvaluation", (t) =>
     type: "EvaluationRun",
     description: `Replays the evaluation set (at most ${maxCasesPerTenant} cases) through the pipeline now and returns the run`,
     authScopes: { permission: "configure" },
+    audit: { action: "evaluation.run", target: "evaluationRun", id: (_args, _ctx, run) => run?.id },
     args: {
       trigger: t.arg({ type: TriggerEnum, required: false, description: "manual (default) or cli: who asked" }),
     },

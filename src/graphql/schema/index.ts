@@ -2,6 +2,7 @@ import { builder } from "../builder.js";
 import "./agents.js";
 import "./analytics.js";
 import "./api-keys.js";
+import "./audit.js";
 import "./channels.js";
 import "./chat.js";
 import "./conversations.js";
@@ -14,6 +15,7 @@ import "./session.js";
 import "./tenant.js";
 import "./timeline.js";
 import "./voices.js";
+import "./webhooks.js";
 import "./widget.js";
 
 export const schema = builder.toSchema({ sortSchema: true });

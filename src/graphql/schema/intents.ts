@@ -100,6 +100,7 @@ builder.mutationField("createIntent", (t) =>
   t.prismaField({
     type: "Intent",
     authScopes: { permission: "configure" },
+    audit: { action: "intent.create", target: "intent", id: (_args, _ctx, intent) => intent?.id },
     args: { name: t.arg.string({ required: true }), ...intentArgs },
     resolve: async (query, _root, args, ctx) => {
       const input = parseInput(intentInput, args);
@@ -125,6 +126,7 @@ builder.mutationField("updateIntent", (t) =>
     type: "Intent",
     description: "Changes an intent; `examples`, when given, replaces all its examples",
     authScopes: { permission: "configure" },
+    audit: { action: "intent.update", target: "intent", id: (args) => String(args.id) },
     args: { id: t.arg.id({ required: true }), name: t.arg.string({ required: false }), ...intentArgs },
     resolve: async (query, _root, args, ctx) => {
       const id = String(args.id);
@@ -158,6 +160,7 @@ builder.mutationField("deleteIntent", (t) =>
   t.field({
     type: Deleted,
     authScopes: { permission: "configure" },
+    audit: { action: "intent.delete", target: "intent", id: (args) => String(args.id) },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
       const id = String(args.id);
@@ -232,6 +235,12 @@ builder.mutationField("importIntentExamples", (t) =>
   t.field({
     type: ImportedIntents,
     authScopes: { permission: "configure" },
+    audit: {
+      action: "intent.import",
+      target: "intent",
+      id: () => null,
+      details: (args, imported) => ({ ...imported, replace: args.replace === true }),
+    },
     args: { examples: t.arg({ type: [ExampleInput], required: true }), replace: t.arg.boolean({ required: false }) },
     resolve: (_root, args, ctx) => importExamples(ctx, args.examples, args.replace === true),
   }),

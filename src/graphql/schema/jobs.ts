@@ -52,6 +52,7 @@ builder.mutationField("retryJob", (t) =>
     type: "Job",
     description: "Puts a dead job back in its queue with a fresh set of attempts",
     authScopes: { permission: "configure" },
+    audit: { action: "job.retry", target: "job", id: (args) => String(args.id) },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
       const id = String(args.id);

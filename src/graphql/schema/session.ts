@@ -28,6 +28,7 @@ builder.mutationField("login", (t) =>
   t.field({
     type: Session,
     description: "Logs a dashboard user in with e-mail and password; tenantId only when the e-mail has accounts at several",
+    audit: { exempt: "recorded by logIn itself: success and failure, in the account's tenant" },
     args: {
       email: t.arg.string({ required: true }),
       password: t.arg.string({ required: true }),
@@ -41,6 +42,7 @@ builder.mutationField("logout", (t) =>
   t.boolean({
     description: "Ends the caller's session at once",
     authScopes: { authenticated: true },
+    audit: { action: "session.logout", target: "agent", id: (_args, ctx) => ctx.principal?.id },
     resolve: async (_root, _args, ctx) => {
       const sessionId = ctx.principal?.sessionId;
       if (!sessionId) throw new AppError("VALIDATION", "Only a dashboard session can log out; revoke an API key instead");

@@ -61,6 +61,7 @@ builder.mutationField("updateTenant", (t) =>
     type: "Tenant",
     description: "Renames the tenant or changes its settings (omitted fields keep their value)",
     authScopes: { permission: "configure" },
+    audit: { action: "settings.update", target: "tenant", id: (_args, ctx) => ctx.tenantId },
     args: {
       name: t.arg.string({ required: false }),
       rateLimitMax: t.arg.int({ required: false }),

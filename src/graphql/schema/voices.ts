@@ -47,6 +47,7 @@ builder.mutationField("saveVoice", (t) =>
     description:
       "Adds a voice (name and language required), or changes one by id. Selecting a voice unselects the others; a tenant's first voice is selected",
     authScopes: { permission: "configure" },
+    audit: { action: "voice.save", target: "voice", id: (args, _ctx, voice) => voice?.id ?? (args.id ? String(args.id) : null) },
     args: {
       id: t.arg.id({ required: false }),
       name: t.arg.string({ required: false }),
@@ -78,6 +79,7 @@ builder.mutationField("deleteVoice", (t) =>
   t.field({
     type: "ID",
     authScopes: { permission: "configure" },
+    audit: { action: "voice.delete", target: "voice", id: (args) => String(args.id) },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
       const id = String(args.id);

@@ -28,6 +28,7 @@ builder.mutationField("createWidgetToken", (t) =>
     type: WidgetToken,
     description: "Creates a token for a widget channel, signed with its secret (HMAC-SHA256). Tokens are not stored",
     authScopes: { permission: "configure" },
+    audit: { action: "widgetToken.create", target: "channel", id: (_args, _ctx, token) => token?.channelId },
     args: {
       ref: t.arg.string({ required: false, description: "The widget channel's id; omitted: the tenant's widget channel" }),
     },
