@@ -63,6 +63,7 @@ async function expectHandedOver(inbox: InboxFeed, conversationId: string, agentI
 }
 
 describe("hand-off on the widget", () => {
+  // A dozen steps through the widget, the inbox and analytics: on a loaded machine, more than the default 30 s.
   it("goes from the AI to an agent and back, live on both sides, and analytics show it", async () => {
     const { bank, agent, inbox } = await bankWithAgent("Widget Handoff Bank");
     const configured = await app.request("/api/tenant/channels/widget", {
@@ -128,7 +129,7 @@ describe("hand-off on the widget", () => {
     });
     expect(figures.body.first_response_time.median_seconds).toBeGreaterThanOrEqual(0);
     inbox.dispose();
-  });
+  }, 120_000);
 });
 
 describe("hand-off on the chat app", () => {

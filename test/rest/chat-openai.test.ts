@@ -139,16 +139,26 @@ describe("POST /api/chat with the OpenAI engine", () => {
   });
 
   it("keeps a stream alive with heartbeat comments while the model is slow to answer", async () => {
-    scriptTurn({ text: "Choose Cards, then Reset PIN.", deltas: 2, delayMs: 350 });
+    // The model answers only once three heartbeats have reached the client: slow by a condition, not a clock.
+    let beatsSeen!: () => void;
+    const holdUntil = new Promise<void>((resolve) => {
+      beatsSeen = resolve;
+    });
+    scriptTurn({ text: "Choose Cards, then Reset PIN.", deltas: 2, holdUntil });
     const seen: string[] = [];
     await chatStream(
       { message: "How do I reset my PIN?" },
-      { onEvent: (e) => seen.push(e.event ?? "message"), onComment: (comment) => seen.push(`:${comment.trim()}`) },
+      {
+        onEvent: (e) => seen.push(e.event ?? "message"),
+        onComment: (comment) => {
+          seen.push(`:${comment.trim()}`);
+          if (seen.filter((s) => s === ":heartbeat").length === 3) beatsSeen();
+        },
+      },
     );
     expect(seen[0]).toBe("meta");
     expect(seen.at(-1)).toBe("done");
-    const beats = seen.filter((s) => s === ":heartbeat");
-    expect(beats.length).toBeGreaterThanOrEqual(3);
+    expect(seen.filter((s) => s === ":heartbeat").length).toBeGreaterThanOrEqual(3);
     expect(seen.filter((s) => s !== ":heartbeat")).toEqual(["meta", "delta", "delta", "done"]);
   });
 
