@@ -1,6 +1,7 @@
 import { adapterFor, sendsThroughProvider } from "../channels/registry.js";
 import { channelById } from "../channels/store.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
+import { publishActivity } from "../escalations/inbox.js";
 import { type JobRecord, PermanentJobError } from "../jobs/queue.js";
 import type { Services } from "../services.js";
 
@@ -90,6 +91,7 @@ export function announceReply(services: Services, reply: ReplyToStore): void {
     messageId: reply.id,
     role: reply.role,
   });
+  publishActivity(services, reply.tenantId, { conversationId: reply.conversationId, messageId: reply.id });
 }
 
 /** Stores a reply with its delivery in one transaction, then announces it. */

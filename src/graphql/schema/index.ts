@@ -7,6 +7,7 @@ import "./chat.js";
 import "./conversations.js";
 import "./escalations.js";
 import "./evaluations.js";
+import "./inbox.js";
 import "./intents.js";
 import "./jobs.js";
 import "./knowledge.js";
