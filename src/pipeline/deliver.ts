@@ -111,7 +111,11 @@ export async function sendStoredReply(services: Services, job: JobRecord): Promi
   const message = await prisma.message.findUnique({ where: { id: messageId }, include: { conversation: true } });
   if (!message || message.deliveryStatus === "sent") return;
   const { conversation } = message;
-  const record = (data: Prisma.MessageUpdateInput) => prisma.message.update({ where: { id: messageId }, data });
+  // Each change of the delivery is announced, so that a dashboard shows it as it happens.
+  const record = async (data: Prisma.MessageUpdateInput) => {
+    await prisma.message.update({ where: { id: messageId }, data });
+    publishActivity(services, conversation.tenantId, { conversationId: conversation.id, messageId });
+  };
   const channelId = via?.channelId ?? conversation.channelId;
   const channel = channelId ? await channelById(services, channelId) : null;
   const adapter = adapterFor(via?.channel ?? conversation.channel);
