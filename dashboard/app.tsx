@@ -18,7 +18,10 @@ interface PageDef {
 }
 
 // One chunk per page (esbuild splitting): the first visit loads the shell and the page it opens on.
-const pages: PageDef[] = [{ path: "inbox", title: "Inbox", needs: "read", component: lazy(() => import("./pages/inbox")) }];
+const pages: PageDef[] = [
+  { path: "inbox", title: "Inbox", needs: "read", component: lazy(() => import("./pages/inbox")) },
+  { path: "escalations", title: "Escalations", needs: "read", component: lazy(() => import("./pages/escalations")) },
+];
 
 function Shell() {
   const session = useSession()!;

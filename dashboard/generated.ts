@@ -60,6 +60,18 @@ export type Role =
   | 'owner'
   | 'viewer';
 
+export type EscalationQueueQueryVariables = Exact<{
+  status?: EscalationStatus | null | undefined;
+  priority?: EscalationPriority | null | undefined;
+  mine?: boolean | null | undefined;
+  teamId?: string | null | undefined;
+  page?: number | null | undefined;
+  limit?: number | null | undefined;
+}>;
+
+
+export type EscalationQueueQuery = { escalations: { total: number, page: number, limit: number, items: Array<{ id: string, reason: EscalationReason, priority: EscalationPriority, status: EscalationStatus, note: string | null, createdAt: string, resolvedAt: string | null, team: { id: string, name: string } | null, assignee: { id: string, name: string } | null, conversation: { id: string, channel: Channel, customerName: string | null, customerPhone: string | null, customerId: string | null } }> } };
+
 export type InboxListQueryVariables = Exact<{
   page?: number | null | undefined;
   limit?: number | null | undefined;
@@ -246,6 +258,46 @@ export const MeFragmentDoc = new TypedDocumentString(`
   availability
 }
     `, {"fragmentName":"Me"}) as unknown as TypedDocumentString<MeFragment, unknown>;
+export const EscalationQueueDocument = new TypedDocumentString(`
+    query EscalationQueue($status: EscalationStatus, $priority: EscalationPriority, $mine: Boolean, $teamId: ID, $page: Int, $limit: Int) {
+  escalations(
+    status: $status
+    priority: $priority
+    mine: $mine
+    teamId: $teamId
+    page: $page
+    limit: $limit
+  ) {
+    total
+    page
+    limit
+    items {
+      id
+      reason
+      priority
+      status
+      note
+      createdAt
+      resolvedAt
+      team {
+        id
+        name
+      }
+      assignee {
+        id
+        name
+      }
+      conversation {
+        id
+        channel
+        customerName
+        customerPhone
+        customerId
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<EscalationQueueQuery, EscalationQueueQueryVariables>;
 export const InboxListDocument = new TypedDocumentString(`
     query InboxList($page: Int, $limit: Int, $mine: Boolean, $unassigned: Boolean, $status: ConversationStatus, $channel: Channel, $intent: String, $q: String, $from: DateTime, $to: DateTime) {
   conversations(
