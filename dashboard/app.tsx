@@ -21,6 +21,7 @@ interface PageDef {
 const pages: PageDef[] = [
   { path: "inbox", title: "Inbox", needs: "read", component: lazy(() => import("./pages/inbox")) },
   { path: "escalations", title: "Escalations", needs: "read", component: lazy(() => import("./pages/escalations")) },
+  { path: "knowledge", title: "Knowledge", needs: "read", component: lazy(() => import("./pages/knowledge")) },
 ];
 
 function Shell() {

@@ -163,6 +163,58 @@ export type WorkEscalationMutationVariables = Exact<{
 
 export type WorkEscalationMutation = { updateEscalation: { id: string, status: EscalationStatus } };
 
+export type KnowledgePageQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type KnowledgePageQuery = { knowledgeSummary: { sources: number, chunks: number, tokens: number, lastSyncedAt: string | null }, knowledgeSources: Array<{ id: string, type: string, title: string, sourceUrl: string | null, fileName: string | null, status: string, error: string | null, pages: number, chunks: number, tokens: number, lastSyncedAt: string | null, createdAt: string, progress: { discovered: number, done: number, maxPages: number } | null }> };
+
+export type SourceRowFragment = { id: string, type: string, title: string, sourceUrl: string | null, fileName: string | null, status: string, error: string | null, pages: number, chunks: number, tokens: number, lastSyncedAt: string | null, createdAt: string, progress: { discovered: number, done: number, maxPages: number } | null };
+
+export type UnansweredQuestionsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type UnansweredQuestionsQuery = { analytics: { unansweredQuestions: Array<{ question: string, count: number, lastAskedAt: string, conversationId: string }> } };
+
+export type AddSourceMutationVariables = Exact<{
+  type: string;
+  sourceUrl?: string | null | undefined;
+  title?: string | null | undefined;
+  content?: string | null | undefined;
+}>;
+
+
+export type AddSourceMutation = { addKnowledgeSource: { id: string, type: string, title: string, sourceUrl: string | null, fileName: string | null, status: string, error: string | null, pages: number, chunks: number, tokens: number, lastSyncedAt: string | null, createdAt: string, progress: { discovered: number, done: number, maxPages: number } | null } };
+
+export type UploadPdfMutationVariables = Exact<{
+  file: unknown;
+  title?: string | null | undefined;
+}>;
+
+
+export type UploadPdfMutation = { uploadPdfSource: { id: string, type: string, title: string, sourceUrl: string | null, fileName: string | null, status: string, error: string | null, pages: number, chunks: number, tokens: number, lastSyncedAt: string | null, createdAt: string, progress: { discovered: number, done: number, maxPages: number } | null } };
+
+export type ResyncSourceMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type ResyncSourceMutation = { syncKnowledgeSource: { id: string, type: string, title: string, sourceUrl: string | null, fileName: string | null, status: string, error: string | null, pages: number, chunks: number, tokens: number, lastSyncedAt: string | null, createdAt: string, progress: { discovered: number, done: number, maxPages: number } | null } };
+
+export type DeleteSourceMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type DeleteSourceMutation = { deleteKnowledgeSource: { deleted: string, chunks: number } };
+
+export type SearchKnowledgeQueryVariables = Exact<{
+  query: string;
+  topK?: number | null | undefined;
+}>;
+
+
+export type SearchKnowledgeQuery = { searchKnowledge: Array<{ chunkId: string, sourceId: string, sourceTitle: string, title: string | null, url: string | null, page: number | null, score: number, similarity: number, text: string }> };
+
 export type LoginMutationVariables = Exact<{
   email: string;
   password: string;
@@ -249,6 +301,27 @@ export const TranscriptMessageFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"TranscriptMessage"}) as unknown as TypedDocumentString<TranscriptMessageFragment, unknown>;
+export const SourceRowFragmentDoc = new TypedDocumentString(`
+    fragment SourceRow on KnowledgeSource {
+  id
+  type
+  title
+  sourceUrl
+  fileName
+  status
+  error
+  pages
+  chunks
+  tokens
+  lastSyncedAt
+  createdAt
+  progress {
+    discovered
+    done
+    maxPages
+  }
+}
+    `, {"fragmentName":"SourceRow"}) as unknown as TypedDocumentString<SourceRowFragment, unknown>;
 export const MeFragmentDoc = new TypedDocumentString(`
     fragment Me on Agent {
   id
@@ -516,6 +589,152 @@ export const WorkEscalationDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WorkEscalationMutation, WorkEscalationMutationVariables>;
+export const KnowledgePageDocument = new TypedDocumentString(`
+    query KnowledgePage {
+  knowledgeSummary {
+    sources
+    chunks
+    tokens
+    lastSyncedAt
+  }
+  knowledgeSources {
+    ...SourceRow
+  }
+}
+    fragment SourceRow on KnowledgeSource {
+  id
+  type
+  title
+  sourceUrl
+  fileName
+  status
+  error
+  pages
+  chunks
+  tokens
+  lastSyncedAt
+  createdAt
+  progress {
+    discovered
+    done
+    maxPages
+  }
+}`) as unknown as TypedDocumentString<KnowledgePageQuery, KnowledgePageQueryVariables>;
+export const UnansweredQuestionsDocument = new TypedDocumentString(`
+    query UnansweredQuestions {
+  analytics {
+    unansweredQuestions {
+      question
+      count
+      lastAskedAt
+      conversationId
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<UnansweredQuestionsQuery, UnansweredQuestionsQueryVariables>;
+export const AddSourceDocument = new TypedDocumentString(`
+    mutation AddSource($type: String!, $sourceUrl: String, $title: String, $content: String) {
+  addKnowledgeSource(
+    type: $type
+    sourceUrl: $sourceUrl
+    title: $title
+    content: $content
+  ) {
+    ...SourceRow
+  }
+}
+    fragment SourceRow on KnowledgeSource {
+  id
+  type
+  title
+  sourceUrl
+  fileName
+  status
+  error
+  pages
+  chunks
+  tokens
+  lastSyncedAt
+  createdAt
+  progress {
+    discovered
+    done
+    maxPages
+  }
+}`) as unknown as TypedDocumentString<AddSourceMutation, AddSourceMutationVariables>;
+export const UploadPdfDocument = new TypedDocumentString(`
+    mutation UploadPdf($file: File!, $title: String) {
+  uploadPdfSource(file: $file, title: $title) {
+    ...SourceRow
+  }
+}
+    fragment SourceRow on KnowledgeSource {
+  id
+  type
+  title
+  sourceUrl
+  fileName
+  status
+  error
+  pages
+  chunks
+  tokens
+  lastSyncedAt
+  createdAt
+  progress {
+    discovered
+    done
+    maxPages
+  }
+}`) as unknown as TypedDocumentString<UploadPdfMutation, UploadPdfMutationVariables>;
+export const ResyncSourceDocument = new TypedDocumentString(`
+    mutation ResyncSource($id: ID!) {
+  syncKnowledgeSource(id: $id) {
+    ...SourceRow
+  }
+}
+    fragment SourceRow on KnowledgeSource {
+  id
+  type
+  title
+  sourceUrl
+  fileName
+  status
+  error
+  pages
+  chunks
+  tokens
+  lastSyncedAt
+  createdAt
+  progress {
+    discovered
+    done
+    maxPages
+  }
+}`) as unknown as TypedDocumentString<ResyncSourceMutation, ResyncSourceMutationVariables>;
+export const DeleteSourceDocument = new TypedDocumentString(`
+    mutation DeleteSource($id: ID!) {
+  deleteKnowledgeSource(id: $id) {
+    deleted
+    chunks
+  }
+}
+    `) as unknown as TypedDocumentString<DeleteSourceMutation, DeleteSourceMutationVariables>;
+export const SearchKnowledgeDocument = new TypedDocumentString(`
+    query SearchKnowledge($query: String!, $topK: Int) {
+  searchKnowledge(query: $query, topK: $topK) {
+    chunkId
+    sourceId
+    sourceTitle
+    title
+    url
+    page
+    score
+    similarity
+    text
+  }
+}
+    `) as unknown as TypedDocumentString<SearchKnowledgeQuery, SearchKnowledgeQueryVariables>;
 export const LoginDocument = new TypedDocumentString(`
     mutation Login($email: String!, $password: String!, $tenantId: ID) {
   login(email: $email, password: $password, tenantId: $tenantId) {

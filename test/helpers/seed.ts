@@ -100,3 +100,17 @@ export async function seedHistory(
   );
   return id;
 }
+
+/** `count` ready knowledge sources listed as a bank's help pages would be (rows only: their chunks are not needed). */
+export async function seedSourceList(services: Services, tenantId: string, count: number): Promise<void> {
+  const tag = randomBytes(4).toString("hex");
+  await services.db.sql.query(
+    `INSERT INTO knowledge_sources (id, tenant_id, type, title, source_url, status, pages, chunks, tokens, last_synced_at,
+                                    created_at, updated_at)
+     SELECT 'src_' || $2 || '_' || g, $1, 'url', 'Help page ' || g, 'https://www.example-bank.com/help/' || g, 'ready',
+            1 + g % 7, 3 + g % 11, 1200 + g * 37, now() - make_interval(hours => g), now() - make_interval(days => g),
+            now() - make_interval(hours => g)
+       FROM generate_series(1, $3) g`,
+    [tenantId, tag, count],
+  );
+}
