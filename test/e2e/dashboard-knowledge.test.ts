@@ -45,9 +45,7 @@ describe.runIf(hasChromium)(`the knowledge page${skipReason}`, () => {
     await page.getByLabel("Address").fill(`${site.url}/`);
     const crawled = page.getByRole("row").filter({ has: page.locator(`a[href="${site.url}/"]`) });
     await page.getByRole("button", { name: "Add source" }).click();
-    await expect
-      .poll(() => crawled.getByText("ready", { exact: true }).isVisible(), { timeout: 60_000 })
-      .toBe(true);
+    await expect.poll(() => crawled.getByText("ready", { exact: true }).isVisible(), { timeout: 60_000 }).toBe(true);
     expect(await crawled.getByRole("cell", { name: "3", exact: true }).count()).toBeGreaterThan(0);
 
     await page.getByLabel("Text", { exact: true }).check();
