@@ -2,6 +2,7 @@ import { builder } from "../builder.js";
 import "./agents.js";
 import "./analytics.js";
 import "./api-keys.js";
+import "./channel-test.js";
 import "./channels.js";
 import "./chat.js";
 import "./conversations.js";
