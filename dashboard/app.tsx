@@ -6,6 +6,7 @@ import { Link, navigate, useLocation } from "./lib/router";
 import { can, signOut, updateUser, useSession } from "./lib/session";
 import { LoginPage } from "./login";
 import { ErrorNotice, Loading } from "./ui/feedback";
+import { Select } from "./ui/inputs";
 
 type Permission = Parameters<typeof can>[1];
 
@@ -22,6 +23,7 @@ const pages: PageDef[] = [
   { path: "inbox", title: "Inbox", needs: "read", component: lazy(() => import("./pages/inbox")) },
   { path: "escalations", title: "Escalations", needs: "read", component: lazy(() => import("./pages/escalations")) },
   { path: "knowledge", title: "Knowledge", needs: "read", component: lazy(() => import("./pages/knowledge")) },
+  { path: "analytics", title: "Analytics", needs: "read", component: lazy(() => import("./pages/analytics")) },
 ];
 
 function Shell() {
@@ -57,18 +59,17 @@ function Shell() {
             {session.user.name} <span className="muted">({session.user.role})</span>
           </span>
           {session.user.role !== "viewer" && (
-            <label className="inline">
-              <span className="visually-hidden">My availability</span>
-              <select
-                value={session.user.availability}
-                disabled={availability.pending}
-                onChange={(e) => void availability.run(e.target.value as Availability)}
-              >
-                <option value="online">Online</option>
-                <option value="away">Away</option>
-                <option value="offline">Offline</option>
-              </select>
-            </label>
+            <Select
+              hiddenLabel
+              label="My availability"
+              value={session.user.availability}
+              disabled={availability.pending}
+              onChange={(e) => void availability.run(e.target.value as Availability)}
+            >
+              <option value="online">Online</option>
+              <option value="away">Away</option>
+              <option value="offline">Offline</option>
+            </Select>
           )}
           <button type="button" className="secondary" onClick={() => void logout()}>
             Sign out

@@ -46,6 +46,10 @@ export type EscalationStatus =
   | 'open'
   | 'resolved';
 
+export type Granularity =
+  | 'day'
+  | 'week';
+
 export type InboxEventType =
   | 'assigned'
   | 'escalated'
@@ -59,6 +63,16 @@ export type Role =
   | 'agent'
   | 'owner'
   | 'viewer';
+
+export type AnalyticsPageQueryVariables = Exact<{
+  from?: string | null | undefined;
+  to?: string | null | undefined;
+  channel?: Channel | null | undefined;
+  granularity?: Granularity | null | undefined;
+}>;
+
+
+export type AnalyticsPageQuery = { analytics: { from: string, to: string, channel: string | null, granularity: Granularity, aiResolved: number, aiResolutionRate: number | null, escalated: number, escalationRate: number | null, tokensUsed: number, conversations: { total: number, byChannel: Array<{ key: string, count: number }> }, messages: { total: number, customer: number, ai: number, agent: number }, escalations: { total: number, byReason: Array<{ key: string, count: number }> }, firstResponseTime: { count: number, medianSeconds: number | null, p90Seconds: number | null }, resolutionTime: { count: number, medianSeconds: number | null, p90Seconds: number | null }, topIntents: Array<{ key: string, count: number }>, knowledgeCoverage: { answers: number, grounded: number, rate: number | null }, unansweredQuestions: Array<{ question: string, count: number, lastAskedAt: string }>, series: Array<{ start: string, conversations: number, escalations: number, conversationsByChannel: Array<{ key: string, count: number }> }> } };
 
 export type EscalationQueueQueryVariables = Exact<{
   status?: EscalationStatus | null | undefined;
@@ -331,6 +345,74 @@ export const MeFragmentDoc = new TypedDocumentString(`
   availability
 }
     `, {"fragmentName":"Me"}) as unknown as TypedDocumentString<MeFragment, unknown>;
+export const AnalyticsPageDocument = new TypedDocumentString(`
+    query AnalyticsPage($from: DateTime, $to: DateTime, $channel: Channel, $granularity: Granularity) {
+  analytics(from: $from, to: $to, channel: $channel, granularity: $granularity) {
+    from
+    to
+    channel
+    granularity
+    conversations {
+      total
+      byChannel {
+        key
+        count
+      }
+    }
+    messages {
+      total
+      customer
+      ai
+      agent
+    }
+    aiResolved
+    aiResolutionRate
+    escalated
+    escalationRate
+    escalations {
+      total
+      byReason {
+        key
+        count
+      }
+    }
+    firstResponseTime {
+      count
+      medianSeconds
+      p90Seconds
+    }
+    resolutionTime {
+      count
+      medianSeconds
+      p90Seconds
+    }
+    topIntents {
+      key
+      count
+    }
+    knowledgeCoverage {
+      answers
+      grounded
+      rate
+    }
+    unansweredQuestions {
+      question
+      count
+      lastAskedAt
+    }
+    tokensUsed
+    series {
+      start
+      conversations
+      conversationsByChannel {
+        key
+        count
+      }
+      escalations
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<AnalyticsPageQuery, AnalyticsPageQueryVariables>;
 export const EscalationQueueDocument = new TypedDocumentString(`
     query EscalationQueue($status: EscalationStatus, $priority: EscalationPriority, $mine: Boolean, $teamId: ID, $page: Int, $limit: Int) {
   escalations(

@@ -16,6 +16,7 @@ import { Link, useSearchParam } from "../lib/router";
 import { useCan, useSession } from "../lib/session";
 import { Badge, ErrorNotice } from "../ui/feedback";
 import { ago, duration, titleCase } from "../ui/format";
+import { Select } from "../ui/inputs";
 import { Pager } from "../ui/pager";
 import { DataTable } from "../ui/table";
 import { customerLabel } from "./inbox/labels";
@@ -54,23 +55,22 @@ function EscalationActions({ escalation, onChanged }: { escalation: Escalation; 
         </button>
       )}
       {mayAssignOthers && (
-        <label className="inline">
-          <span className="visually-hidden">Assign the escalation of {label} to</span>
-          <select
-            value={escalation.assignee?.id ?? ""}
-            disabled={work.pending}
-            onChange={(e) => void work.run({ assigneeId: e.target.value || null })}
-          >
-            <option value="">Nobody</option>
-            {(targets.data?.agents.items ?? [])
-              .filter((a) => a.role !== "viewer")
-              .map((a) => (
-                <option key={a.id} value={a.id}>
-                  {a.name}
-                </option>
-              ))}
-          </select>
-        </label>
+        <Select
+          hiddenLabel
+          label={`Assign the escalation of ${label} to`}
+          value={escalation.assignee?.id ?? ""}
+          disabled={work.pending}
+          onChange={(e) => void work.run({ assigneeId: e.target.value || null })}
+        >
+          <option value="">Nobody</option>
+          {(targets.data?.agents.items ?? [])
+            .filter((a) => a.role !== "viewer")
+            .map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name}
+              </option>
+            ))}
+        </Select>
       )}
       {(mine || mayAssignOthers) && (
         <button type="button" className="secondary" disabled={work.pending} onClick={() => void work.run({ status: "resolved" })}>
@@ -153,38 +153,36 @@ export default function EscalationsPage() {
     <section aria-labelledby="escalations-heading">
       <h1 id="escalations-heading">Escalations</h1>
       <div className="row filters-row">
-        <label className="inline">
-          Status
-          <select
-            value={status}
-            onChange={(e) => {
-              setPage(1);
-              setStatus(e.target.value);
-            }}
-          >
-            <option value="">Any</option>
-            <option value="open">Waiting (nobody has it)</option>
-            <option value="assigned">Assigned</option>
-            <option value="resolved">Resolved</option>
-          </select>
-        </label>
-        <label className="inline">
-          Priority
-          <select
-            value={priority}
-            onChange={(e) => {
-              setPage(1);
-              setPriority(e.target.value);
-            }}
-          >
-            <option value="">Any</option>
-            {["urgent", "high", "normal", "low"].map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Select
+          className="field inline"
+          label="Status"
+          value={status}
+          onChange={(e) => {
+            setPage(1);
+            setStatus(e.target.value);
+          }}
+        >
+          <option value="">Any</option>
+          <option value="open">Waiting (nobody has it)</option>
+          <option value="assigned">Assigned</option>
+          <option value="resolved">Resolved</option>
+        </Select>
+        <Select
+          className="field inline"
+          label="Priority"
+          value={priority}
+          onChange={(e) => {
+            setPage(1);
+            setPriority(e.target.value);
+          }}
+        >
+          <option value="">Any</option>
+          {["urgent", "high", "normal", "low"].map((p) => (
+            <option key={p} value={p}>
+              {p}
+            </option>
+          ))}
+        </Select>
         {mayWork && (
           <label className="check">
             <input

@@ -15,7 +15,7 @@ import { Link, useLocation, useSearchParam } from "../lib/router";
 import { useSession } from "../lib/session";
 import { Badge, ErrorNotice } from "../ui/feedback";
 import { ago, titleCase } from "../ui/format";
-import { DebouncedInput } from "../ui/inputs";
+import { DebouncedInput, Select } from "../ui/inputs";
 import { ConversationView } from "./inbox/conversation";
 import { channels, conversationStatuses, customerLabel, statusTone } from "./inbox/labels";
 
@@ -51,28 +51,22 @@ function Filters() {
           Search
           <DebouncedInput type="search" value={q} placeholder="Phone, name, id or text" onValue={setQ} />
         </label>
-        <label>
-          Channel
-          <select value={channel} onChange={(e) => setChannel(e.target.value)}>
-            <option value="">Any</option>
-            {channels.map((c) => (
-              <option key={c} value={c}>
-                {c}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Status
-          <select value={status} onChange={(e) => setStatus(e.target.value)}>
-            <option value="">Any</option>
-            {conversationStatuses.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Select label="Channel" value={channel} onChange={(e) => setChannel(e.target.value)}>
+          <option value="">Any</option>
+          {channels.map((c) => (
+            <option key={c} value={c}>
+              {c}
+            </option>
+          ))}
+        </Select>
+        <Select label="Status" value={status} onChange={(e) => setStatus(e.target.value)}>
+          <option value="">Any</option>
+          {conversationStatuses.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </Select>
         <label>
           Intent
           <DebouncedInput value={intent} placeholder="e.g. card_lost_or_stolen" onValue={setIntent} />

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
 import type { Role } from "../generated.js";
 import { addAgent, agentPassword } from "./agents.js";
 import { startTestApp, type TestApp } from "./app.js";
@@ -16,6 +16,10 @@ export const hasChromium = existsSync(chromiumPath);
 if (!hasChromium && process.env.CI)
   throw new Error(`${chromiumPath} is missing: .ci/run installs it (apt-get install -y chromium)`);
 export const skipReason = hasChromium ? "" : ` (skipped: ${chromiumPath} is missing; apt-get install -y chromium)`;
+
+// A page's test signs in, waits for live updates and checks accessibility: more than the 30 s of an API test on a
+// loaded machine.
+vi.setConfig({ testTimeout: 90_000 });
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 // Screenshots land in test-results/; with UPDATE_SCREENSHOTS=1 in docs/, where the README shows them.

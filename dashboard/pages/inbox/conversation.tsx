@@ -23,6 +23,7 @@ import { Link } from "../../lib/router";
 import { useCan, useSession } from "../../lib/session";
 import { Badge, ErrorNotice, Loading } from "../../ui/feedback";
 import { ago, formatDateTime, titleCase } from "../../ui/format";
+import { Select } from "../../ui/inputs";
 import { customerLabel, statusTone } from "./labels";
 import { Transcript } from "./transcript";
 
@@ -80,38 +81,36 @@ function Actions({ conversation, onChanged }: { conversation: Conversation; onCh
         </button>
       )}
       {escalation && (mayAssignOthers || !escalation.assignee) && (
-        <label className="inline">
-          Assign to
-          <select
-            value={escalation.assignee?.id ?? ""}
-            disabled={act.pending}
-            onChange={(e) => void work({ assigneeId: e.target.value || null })}
-          >
-            <option value="">Nobody (back to the queue)</option>
-            {agents.map((a) => (
-              <option key={a.id} value={a.id}>
-                {a.name} ({a.availability})
-              </option>
-            ))}
-          </select>
-        </label>
+        <Select
+          className="field inline"
+          label="Assign to"
+          value={escalation.assignee?.id ?? ""}
+          disabled={act.pending}
+          onChange={(e) => void work({ assigneeId: e.target.value || null })}
+        >
+          <option value="">Nobody (back to the queue)</option>
+          {agents.map((a) => (
+            <option key={a.id} value={a.id}>
+              {a.name} ({a.availability})
+            </option>
+          ))}
+        </Select>
       )}
       {escalation && (
-        <label className="inline">
-          Team
-          <select
-            value={escalation.team?.id ?? ""}
-            disabled={act.pending}
-            onChange={(e) => void work({ teamId: e.target.value || null })}
-          >
-            <option value="">Any team</option>
-            {(targets.data?.teams ?? []).map((t) => (
-              <option key={t.id} value={t.id}>
-                {t.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Select
+          className="field inline"
+          label="Team"
+          value={escalation.team?.id ?? ""}
+          disabled={act.pending}
+          onChange={(e) => void work({ teamId: e.target.value || null })}
+        >
+          <option value="">Any team</option>
+          {(targets.data?.teams ?? []).map((t) => (
+            <option key={t.id} value={t.id}>
+              {t.name}
+            </option>
+          ))}
+        </Select>
       )}
       {escalation && (
         <button type="button" className="secondary" onClick={() => void work({ status: "resolved" })} disabled={act.pending}>
