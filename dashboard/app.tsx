@@ -24,6 +24,8 @@ const pages: PageDef[] = [
   { path: "escalations", title: "Escalations", needs: "read", component: lazy(() => import("./pages/escalations")) },
   { path: "knowledge", title: "Knowledge", needs: "read", component: lazy(() => import("./pages/knowledge")) },
   { path: "analytics", title: "Analytics", needs: "read", component: lazy(() => import("./pages/analytics")) },
+  { path: "channels", title: "Channels", needs: "read", component: lazy(() => import("./pages/channels")) },
+  { path: "intents", title: "Intents", needs: "read", component: lazy(() => import("./pages/intents")) },
 ];
 
 function Shell() {

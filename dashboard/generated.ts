@@ -21,6 +21,12 @@ export type Channel =
   | 'voice'
   | 'widget';
 
+/** verified: a signed delivery proved the provider account; pending: only a delivery signed with the channel's credentials, which proves it, is routed here; not_required: a secret of the channel's own routes its requests */
+export type ChannelVerificationStatus =
+  | 'not_required'
+  | 'pending'
+  | 'verified';
+
 export type ConversationStatus =
   | 'assigned'
   | 'closed'
@@ -58,6 +64,11 @@ export type InboxEventType =
   | 'unassigned'
   | 'updated';
 
+export type IntentExampleInput = {
+  intent: string;
+  text: string;
+};
+
 export type Role =
   | 'admin'
   | 'agent'
@@ -73,6 +84,59 @@ export type AnalyticsPageQueryVariables = Exact<{
 
 
 export type AnalyticsPageQuery = { analytics: { from: string, to: string, channel: string | null, granularity: Granularity, aiResolved: number, aiResolutionRate: number | null, escalated: number, escalationRate: number | null, tokensUsed: number, conversations: { total: number, byChannel: Array<{ key: string, count: number }> }, messages: { total: number, customer: number, ai: number, agent: number }, escalations: { total: number, byReason: Array<{ key: string, count: number }> }, firstResponseTime: { count: number, medianSeconds: number | null, p90Seconds: number | null }, resolutionTime: { count: number, medianSeconds: number | null, p90Seconds: number | null }, topIntents: Array<{ key: string, count: number }>, knowledgeCoverage: { answers: number, grounded: number, rate: number | null }, unansweredQuestions: Array<{ question: string, count: number, lastAskedAt: string }>, series: Array<{ start: string, conversations: number, escalations: number, conversationsByChannel: Array<{ key: string, count: number }> }> } };
+
+export type ChannelsPageQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ChannelsPageQuery = { channels: Array<{ id: string, type: Channel, name: string, enabled: boolean, routingKey: string, webhookUrl: string | null, credentials: unknown, settings: unknown, verification: { status: ChannelVerificationStatus, instructions: string } }>, voices: Array<{ id: string, name: string, language: string, speakingRate: number, greeting: string | null, selected: boolean }> };
+
+export type ChannelRowFragment = { id: string, type: Channel, name: string, enabled: boolean, routingKey: string, webhookUrl: string | null, credentials: unknown, settings: unknown, verification: { status: ChannelVerificationStatus, instructions: string } };
+
+export type SaveChannelMutationVariables = Exact<{
+  ref: string;
+  name?: string | null | undefined;
+  enabled?: boolean | null | undefined;
+  credentials?: unknown;
+  settings?: unknown;
+}>;
+
+
+export type SaveChannelMutation = { saveChannel: { created: boolean, channel: { id: string, type: Channel, name: string, enabled: boolean, routingKey: string, webhookUrl: string | null, credentials: unknown, settings: unknown, verification: { status: ChannelVerificationStatus, instructions: string } } } };
+
+export type DeleteChannelMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type DeleteChannelMutation = { deleteChannel: string };
+
+export type SendTestMessageMutationVariables = Exact<{
+  ref: string;
+  to: string;
+  text?: string | null | undefined;
+}>;
+
+
+export type SendTestMessageMutation = { sendChannelTestMessage: { providerMessageId: string | null } };
+
+export type SaveVoiceMutationVariables = Exact<{
+  id?: string | null | undefined;
+  name?: string | null | undefined;
+  language?: string | null | undefined;
+  speakingRate?: number | null | undefined;
+  greeting?: string | null | undefined;
+  selected?: boolean | null | undefined;
+}>;
+
+
+export type SaveVoiceMutation = { saveVoice: { id: string } };
+
+export type DeleteVoiceMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type DeleteVoiceMutation = { deleteVoice: string };
 
 export type EscalationQueueQueryVariables = Exact<{
   status?: EscalationStatus | null | undefined;
@@ -177,6 +241,53 @@ export type WorkEscalationMutationVariables = Exact<{
 
 export type WorkEscalationMutation = { updateEscalation: { id: string, status: EscalationStatus } };
 
+export type IntentsPageQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type IntentsPageQuery = { intents: Array<{ id: string, name: string, description: string | null, agentType: string, urgent: boolean, examples: Array<string>, updatedAt: string }> };
+
+export type CreateIntentMutationVariables = Exact<{
+  name: string;
+  agentType?: string | null | undefined;
+  urgent?: boolean | null | undefined;
+  examples?: Array<string> | string | null | undefined;
+}>;
+
+
+export type CreateIntentMutation = { createIntent: { id: string } };
+
+export type UpdateIntentMutationVariables = Exact<{
+  id: string;
+  agentType?: string | null | undefined;
+  urgent?: boolean | null | undefined;
+  examples?: Array<string> | string | null | undefined;
+}>;
+
+
+export type UpdateIntentMutation = { updateIntent: { id: string } };
+
+export type DeleteIntentMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type DeleteIntentMutation = { deleteIntent: { deleted: string } };
+
+export type ImportIntentExamplesMutationVariables = Exact<{
+  examples: Array<IntentExampleInput> | IntentExampleInput;
+  replace?: boolean | null | undefined;
+}>;
+
+
+export type ImportIntentExamplesMutation = { importIntentExamples: { created: number, examples: number, intents: number } };
+
+export type ClassifyIntentsQueryVariables = Exact<{
+  texts: Array<string> | string;
+}>;
+
+
+export type ClassifyIntentsQuery = { classifyIntents: Array<{ intent: string, confidence: number }> };
+
 export type KnowledgePageQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -276,6 +387,22 @@ export class TypedDocumentString<TResult, TVariables>
     return this.value;
   }
 }
+export const ChannelRowFragmentDoc = new TypedDocumentString(`
+    fragment ChannelRow on ChannelConfig {
+  id
+  type
+  name
+  enabled
+  routingKey
+  webhookUrl
+  credentials
+  settings
+  verification {
+    status
+    instructions
+  }
+}
+    `, {"fragmentName":"ChannelRow"}) as unknown as TypedDocumentString<ChannelRowFragment, unknown>;
 export const ConversationSummaryFragmentDoc = new TypedDocumentString(`
     fragment ConversationSummary on Conversation {
   id
@@ -413,6 +540,94 @@ export const AnalyticsPageDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<AnalyticsPageQuery, AnalyticsPageQueryVariables>;
+export const ChannelsPageDocument = new TypedDocumentString(`
+    query ChannelsPage {
+  channels {
+    ...ChannelRow
+  }
+  voices {
+    id
+    name
+    language
+    speakingRate
+    greeting
+    selected
+  }
+}
+    fragment ChannelRow on ChannelConfig {
+  id
+  type
+  name
+  enabled
+  routingKey
+  webhookUrl
+  credentials
+  settings
+  verification {
+    status
+    instructions
+  }
+}`) as unknown as TypedDocumentString<ChannelsPageQuery, ChannelsPageQueryVariables>;
+export const SaveChannelDocument = new TypedDocumentString(`
+    mutation SaveChannel($ref: String!, $name: String, $enabled: Boolean, $credentials: JSON, $settings: JSON) {
+  saveChannel(
+    ref: $ref
+    name: $name
+    enabled: $enabled
+    credentials: $credentials
+    settings: $settings
+  ) {
+    created
+    channel {
+      ...ChannelRow
+    }
+  }
+}
+    fragment ChannelRow on ChannelConfig {
+  id
+  type
+  name
+  enabled
+  routingKey
+  webhookUrl
+  credentials
+  settings
+  verification {
+    status
+    instructions
+  }
+}`) as unknown as TypedDocumentString<SaveChannelMutation, SaveChannelMutationVariables>;
+export const DeleteChannelDocument = new TypedDocumentString(`
+    mutation DeleteChannel($id: ID!) {
+  deleteChannel(id: $id)
+}
+    `) as unknown as TypedDocumentString<DeleteChannelMutation, DeleteChannelMutationVariables>;
+export const SendTestMessageDocument = new TypedDocumentString(`
+    mutation SendTestMessage($ref: String!, $to: String!, $text: String) {
+  sendChannelTestMessage(ref: $ref, to: $to, text: $text) {
+    providerMessageId
+  }
+}
+    `) as unknown as TypedDocumentString<SendTestMessageMutation, SendTestMessageMutationVariables>;
+export const SaveVoiceDocument = new TypedDocumentString(`
+    mutation SaveVoice($id: ID, $name: String, $language: String, $speakingRate: Float, $greeting: String, $selected: Boolean) {
+  saveVoice(
+    id: $id
+    name: $name
+    language: $language
+    speakingRate: $speakingRate
+    greeting: $greeting
+    selected: $selected
+  ) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<SaveVoiceMutation, SaveVoiceMutationVariables>;
+export const DeleteVoiceDocument = new TypedDocumentString(`
+    mutation DeleteVoice($id: ID!) {
+  deleteVoice(id: $id)
+}
+    `) as unknown as TypedDocumentString<DeleteVoiceMutation, DeleteVoiceMutationVariables>;
 export const EscalationQueueDocument = new TypedDocumentString(`
     query EscalationQueue($status: EscalationStatus, $priority: EscalationPriority, $mine: Boolean, $teamId: ID, $page: Int, $limit: Int) {
   escalations(
@@ -671,6 +886,67 @@ export const WorkEscalationDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WorkEscalationMutation, WorkEscalationMutationVariables>;
+export const IntentsPageDocument = new TypedDocumentString(`
+    query IntentsPage {
+  intents {
+    id
+    name
+    description
+    agentType
+    urgent
+    examples
+    updatedAt
+  }
+}
+    `) as unknown as TypedDocumentString<IntentsPageQuery, IntentsPageQueryVariables>;
+export const CreateIntentDocument = new TypedDocumentString(`
+    mutation CreateIntent($name: String!, $agentType: String, $urgent: Boolean, $examples: [String!]) {
+  createIntent(
+    name: $name
+    agentType: $agentType
+    urgent: $urgent
+    examples: $examples
+  ) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<CreateIntentMutation, CreateIntentMutationVariables>;
+export const UpdateIntentDocument = new TypedDocumentString(`
+    mutation UpdateIntent($id: ID!, $agentType: String, $urgent: Boolean, $examples: [String!]) {
+  updateIntent(
+    id: $id
+    agentType: $agentType
+    urgent: $urgent
+    examples: $examples
+  ) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<UpdateIntentMutation, UpdateIntentMutationVariables>;
+export const DeleteIntentDocument = new TypedDocumentString(`
+    mutation DeleteIntent($id: ID!) {
+  deleteIntent(id: $id) {
+    deleted
+  }
+}
+    `) as unknown as TypedDocumentString<DeleteIntentMutation, DeleteIntentMutationVariables>;
+export const ImportIntentExamplesDocument = new TypedDocumentString(`
+    mutation ImportIntentExamples($examples: [IntentExampleInput!]!, $replace: Boolean) {
+  importIntentExamples(examples: $examples, replace: $replace) {
+    created
+    examples
+    intents
+  }
+}
+    `) as unknown as TypedDocumentString<ImportIntentExamplesMutation, ImportIntentExamplesMutationVariables>;
+export const ClassifyIntentsDocument = new TypedDocumentString(`
+    query ClassifyIntents($texts: [String!]!) {
+  classifyIntents(texts: $texts) {
+    intent
+    confidence
+  }
+}
+    `) as unknown as TypedDocumentString<ClassifyIntentsQuery, ClassifyIntentsQueryVariables>;
 export const KnowledgePageDocument = new TypedDocumentString(`
     query KnowledgePage {
   knowledgeSummary {
