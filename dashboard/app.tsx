@@ -26,6 +26,7 @@ const pages: PageDef[] = [
   { path: "analytics", title: "Analytics", needs: "read", component: lazy(() => import("./pages/analytics")) },
   { path: "channels", title: "Channels", needs: "read", component: lazy(() => import("./pages/channels")) },
   { path: "intents", title: "Intents", needs: "read", component: lazy(() => import("./pages/intents")) },
+  { path: "agents", title: "Agents and teams", needs: "read", component: lazy(() => import("./pages/agents")) },
 ];
 
 function Shell() {

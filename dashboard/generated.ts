@@ -75,6 +75,63 @@ export type Role =
   | 'owner'
   | 'viewer';
 
+export type AgentsPageQueryVariables = Exact<{
+  active?: boolean | null | undefined;
+}>;
+
+
+export type AgentsPageQuery = { agents: { total: number, items: Array<{ id: string, name: string, email: string, role: Role, availability: Availability, maxConcurrent: number, openConversations: number, active: boolean, teams: Array<{ id: string, name: string }> }> }, teams: Array<{ id: string, name: string, intents: Array<string>, members: Array<{ id: string, name: string }> }> };
+
+export type CreateAgentMutationVariables = Exact<{
+  name: string;
+  email: string;
+  role?: Role | null | undefined;
+  password?: string | null | undefined;
+  maxConcurrent?: number | null | undefined;
+  teamIds?: Array<string> | string | null | undefined;
+}>;
+
+
+export type CreateAgentMutation = { createAgent: { id: string } };
+
+export type UpdateAgentMutationVariables = Exact<{
+  id: string;
+  role?: Role | null | undefined;
+  availability?: Availability | null | undefined;
+  maxConcurrent?: number | null | undefined;
+  active?: boolean | null | undefined;
+  teamIds?: Array<string> | string | null | undefined;
+}>;
+
+
+export type UpdateAgentMutation = { updateAgent: { id: string } };
+
+export type CreateTeamMutationVariables = Exact<{
+  name: string;
+  intents?: Array<string> | string | null | undefined;
+  memberIds?: Array<string> | string | null | undefined;
+}>;
+
+
+export type CreateTeamMutation = { createTeam: { id: string } };
+
+export type UpdateTeamMutationVariables = Exact<{
+  id: string;
+  name?: string | null | undefined;
+  intents?: Array<string> | string | null | undefined;
+  memberIds?: Array<string> | string | null | undefined;
+}>;
+
+
+export type UpdateTeamMutation = { updateTeam: { id: string } };
+
+export type DeleteTeamMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type DeleteTeamMutation = { deleteTeam: { deleted: string } };
+
 export type AnalyticsPageQueryVariables = Exact<{
   from?: string | null | undefined;
   to?: string | null | undefined;
@@ -472,6 +529,85 @@ export const MeFragmentDoc = new TypedDocumentString(`
   availability
 }
     `, {"fragmentName":"Me"}) as unknown as TypedDocumentString<MeFragment, unknown>;
+export const AgentsPageDocument = new TypedDocumentString(`
+    query AgentsPage($active: Boolean) {
+  agents(limit: 100, active: $active) {
+    total
+    items {
+      id
+      name
+      email
+      role
+      availability
+      maxConcurrent
+      openConversations
+      active
+      teams {
+        id
+        name
+      }
+    }
+  }
+  teams {
+    id
+    name
+    intents
+    members {
+      id
+      name
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<AgentsPageQuery, AgentsPageQueryVariables>;
+export const CreateAgentDocument = new TypedDocumentString(`
+    mutation CreateAgent($name: String!, $email: String!, $role: Role, $password: String, $maxConcurrent: Int, $teamIds: [ID!]) {
+  createAgent(
+    name: $name
+    email: $email
+    role: $role
+    password: $password
+    maxConcurrent: $maxConcurrent
+    teamIds: $teamIds
+  ) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<CreateAgentMutation, CreateAgentMutationVariables>;
+export const UpdateAgentDocument = new TypedDocumentString(`
+    mutation UpdateAgent($id: ID!, $role: Role, $availability: Availability, $maxConcurrent: Int, $active: Boolean, $teamIds: [ID!]) {
+  updateAgent(
+    id: $id
+    role: $role
+    availability: $availability
+    maxConcurrent: $maxConcurrent
+    active: $active
+    teamIds: $teamIds
+  ) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<UpdateAgentMutation, UpdateAgentMutationVariables>;
+export const CreateTeamDocument = new TypedDocumentString(`
+    mutation CreateTeam($name: String!, $intents: [String!], $memberIds: [ID!]) {
+  createTeam(name: $name, intents: $intents, memberIds: $memberIds) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<CreateTeamMutation, CreateTeamMutationVariables>;
+export const UpdateTeamDocument = new TypedDocumentString(`
+    mutation UpdateTeam($id: ID!, $name: String, $intents: [String!], $memberIds: [ID!]) {
+  updateTeam(id: $id, name: $name, intents: $intents, memberIds: $memberIds) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<UpdateTeamMutation, UpdateTeamMutationVariables>;
+export const DeleteTeamDocument = new TypedDocumentString(`
+    mutation DeleteTeam($id: ID!) {
+  deleteTeam(id: $id) {
+    deleted
+  }
+}
+    `) as unknown as TypedDocumentString<DeleteTeamMutation, DeleteTeamMutationVariables>;
 export const AnalyticsPageDocument = new TypedDocumentString(`
     query AnalyticsPage($from: DateTime, $to: DateTime, $channel: Channel, $granularity: Granularity) {
   analytics(from: $from, to: $to, channel: $channel, granularity: $granularity) {

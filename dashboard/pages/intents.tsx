@@ -31,7 +31,7 @@ function Classifier() {
   const [text, setText] = useState("");
   const [results, setResults] = useState<Array<{ text: string } & ClassifyIntentsQuery["classifyIntents"][number]> | null>(null);
   const classify = useAction(async () => {
-    const texts = lines(text);
+    const texts = [...new Set(lines(text))];
     const { classifyIntents } = await gql(ClassifyIntentsDocument, { texts });
     setResults(classifyIntents.map((prediction, i) => ({ text: texts[i]!, ...prediction })));
   });
@@ -58,8 +58,8 @@ function Classifier() {
       <ErrorNotice error={classify.error} />
       {results && (
         <ul className="plain" aria-label="Predictions">
-          {results.map((r, i) => (
-            <li key={`${i}-${r.text}`}>
+          {results.map((r) => (
+            <li key={r.text}>
               “{r.text}” → <strong>{r.intent}</strong> <span className="muted">({Math.round(r.confidence * 100)} %)</span>
             </li>
           ))}
