@@ -27,6 +27,7 @@ const pages: PageDef[] = [
   { path: "channels", title: "Channels", needs: "read", component: lazy(() => import("./pages/channels")) },
   { path: "intents", title: "Intents", needs: "read", component: lazy(() => import("./pages/intents")) },
   { path: "agents", title: "Agents and teams", needs: "read", component: lazy(() => import("./pages/agents")) },
+  { path: "settings", title: "Settings", needs: "read", component: lazy(() => import("./pages/settings")) },
 ];
 
 function Shell() {

@@ -426,6 +426,50 @@ export type SetAvailabilityMutation = { updateAgent: { id: string, name: string,
 
 export type MeFragment = { id: string, name: string, email: string, role: Role, availability: Availability };
 
+export type SettingsPageQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type SettingsPageQuery = { tenant: { id: string, name: string, settings: unknown, rateLimit: { max: number, windowS: number } }, channels: Array<{ id: string, type: Channel, name: string, enabled: boolean, settings: unknown }> };
+
+export type ApiKeysQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ApiKeysQuery = { apiKeys: Array<{ id: string, name: string, prefix: string, role: string, createdAt: string, lastUsedAt: string | null, revokedAt: string | null }> };
+
+export type UpdateTenantMutationVariables = Exact<{
+  name?: string | null | undefined;
+  persona?: string | null | undefined;
+  piiRedaction?: boolean | null | undefined;
+  rateLimitMax?: number | null | undefined;
+  rateLimitWindowS?: number | null | undefined;
+  lowConfidenceEscalateAfter?: number | null | undefined;
+}>;
+
+
+export type UpdateTenantMutation = { updateTenant: { id: string } };
+
+export type CreateApiKeyMutationVariables = Exact<{
+  name: string;
+  role?: Role | null | undefined;
+}>;
+
+
+export type CreateApiKeyMutation = { createApiKey: { key: string, apiKey: { id: string } } };
+
+export type RevokeApiKeyMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type RevokeApiKeyMutation = { revokeApiKey: { id: string } };
+
+export type CreateWidgetTokenMutationVariables = Exact<{
+  ref?: string | null | undefined;
+}>;
+
+
+export type CreateWidgetTokenMutation = { createWidgetToken: { token: string, embedSnippet: string } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -1281,3 +1325,75 @@ export const SetAvailabilityDocument = new TypedDocumentString(`
   role
   availability
 }`) as unknown as TypedDocumentString<SetAvailabilityMutation, SetAvailabilityMutationVariables>;
+export const SettingsPageDocument = new TypedDocumentString(`
+    query SettingsPage {
+  tenant {
+    id
+    name
+    settings
+    rateLimit {
+      max
+      windowS
+    }
+  }
+  channels {
+    id
+    type
+    name
+    enabled
+    settings
+  }
+}
+    `) as unknown as TypedDocumentString<SettingsPageQuery, SettingsPageQueryVariables>;
+export const ApiKeysDocument = new TypedDocumentString(`
+    query ApiKeys {
+  apiKeys {
+    id
+    name
+    prefix
+    role
+    createdAt
+    lastUsedAt
+    revokedAt
+  }
+}
+    `) as unknown as TypedDocumentString<ApiKeysQuery, ApiKeysQueryVariables>;
+export const UpdateTenantDocument = new TypedDocumentString(`
+    mutation UpdateTenant($name: String, $persona: String, $piiRedaction: Boolean, $rateLimitMax: Int, $rateLimitWindowS: Int, $lowConfidenceEscalateAfter: Int) {
+  updateTenant(
+    name: $name
+    persona: $persona
+    piiRedaction: $piiRedaction
+    rateLimitMax: $rateLimitMax
+    rateLimitWindowS: $rateLimitWindowS
+    lowConfidenceEscalateAfter: $lowConfidenceEscalateAfter
+  ) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<UpdateTenantMutation, UpdateTenantMutationVariables>;
+export const CreateApiKeyDocument = new TypedDocumentString(`
+    mutation CreateApiKey($name: String!, $role: Role) {
+  createApiKey(name: $name, role: $role) {
+    key
+    apiKey {
+      id
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CreateApiKeyMutation, CreateApiKeyMutationVariables>;
+export const RevokeApiKeyDocument = new TypedDocumentString(`
+    mutation RevokeApiKey($id: ID!) {
+  revokeApiKey(id: $id) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<RevokeApiKeyMutation, RevokeApiKeyMutationVariables>;
+export const CreateWidgetTokenDocument = new TypedDocumentString(`
+    mutation CreateWidgetToken($ref: String) {
+  createWidgetToken(ref: $ref) {
+    token
+    embedSnippet
+  }
+}
+    `) as unknown as TypedDocumentString<CreateWidgetTokenMutation, CreateWidgetTokenMutationVariables>;
