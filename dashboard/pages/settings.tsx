@@ -196,9 +196,10 @@ function ApiKeys() {
       {created && (
         <div className="notice ok" role="status">
           <p>The key “{created.name}”, shown this once: copy it now, it is stored only as a hash.</p>
-          <p className="secret" aria-label="New API key">
-            {created.key}
-          </p>
+          <label>
+            New API key
+            <input className="secret" readOnly value={created.key} onFocus={(e) => e.target.select()} />
+          </label>
         </div>
       )}
       <ErrorNotice error={create.error ?? revoke.error ?? keys.error} />

@@ -48,7 +48,13 @@ describe.runIf(hasChromium)(`the agents and teams page${skipReason}`, () => {
     await row("Sam Agent").getByLabel("Role of Sam Agent").selectOption("viewer");
     await expect.poll(() => row("Sam Agent").getByText("viewer", { exact: true }).first().isVisible()).toBe(true);
     await row("Sam Agent").getByLabel("Role of Sam Agent").selectOption("agent");
-    await expect.poll(() => row("Sam Agent").locator(".badge", { hasText: /^agent$/ }).isVisible()).toBe(true);
+    await expect
+      .poll(() =>
+        row("Sam Agent")
+          .locator(".badge", { hasText: /^agent$/ })
+          .isVisible(),
+      )
+      .toBe(true);
     const limit = row("Sam Agent").getByLabel("Most conversations at once for Sam Agent");
     await limit.fill("8");
     await limit.blur();

@@ -45,7 +45,7 @@ describe.runIf(hasChromium)(`the settings page${skipReason}`, () => {
     await page.getByRole("button", { name: "Create key" }).click();
     const secret = page.getByLabel("New API key");
     await expect.poll(() => secret.isVisible()).toBe(true);
-    const key = (await secret.textContent())!.trim();
+    const key = await secret.inputValue();
     expect((await t.app.request("/api/conversations", { key })).status).toBe(200);
     const write = await t.app.request("/api/knowledge/sources", { key, body: { type: "manual", title: "x", content: "y" } });
     expect(write.status).toBe(403);
