@@ -62,7 +62,7 @@ describe.runIf(hasChromium)(`the settings page${skipReason}`, () => {
     await page.locator("parley-chat .launcher").click();
     await expect.poll(() => page.locator("parley-chat .panel").isVisible()).toBe(true);
     await expectAccessible(page, "settings");
-    await screenshot(page, "settings");
+    await screenshot(page, "settings", "here");
 
     await page.getByRole("button", { name: "Revoke Reporting" }).click();
     await expect.poll(() => page.getByRole("row").filter({ hasText: "Reporting" }).getByText("revoked").isVisible()).toBe(true);

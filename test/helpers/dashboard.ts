@@ -128,7 +128,9 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
   expect(pageErrors.get(page) ?? [], `${what}: page errors`).toEqual([]);
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+/** The page as a newcomer first sees it: from its top, unless `where` is "here" (a part lower down is the point). */
+export async function screenshot(page: Page, name: string, where: "top" | "here" = "top"): Promise<void> {
   mkdirSync(screenshotDir, { recursive: true });
+  if (where === "top") await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(screenshotDir, `dashboard-${name}.png`) });
 }
