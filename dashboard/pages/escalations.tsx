@@ -36,10 +36,17 @@ function useNow() {
   return now;
 }
 
-function EscalationActions({ escalation, onChanged }: { escalation: Escalation; onChanged: () => void }) {
+function EscalationActions({
+  escalation,
+  agents,
+  onChanged,
+}: {
+  escalation: Escalation;
+  agents: Array<{ id: string; name: string; role: string }>;
+  onChanged: () => void;
+}) {
   const session = useSession()!;
   const mayAssignOthers = useCan("configure");
-  const targets = useQuery(AssignTargetsDocument, {}, { skip: !mayAssignOthers });
   const work = useAction(async (variables: { assigneeId?: string | null; status?: EscalationStatus }) => {
     await gql(WorkEscalationDocument, { id: escalation.id, ...variables });
     onChanged();
@@ -63,7 +70,7 @@ function EscalationActions({ escalation, onChanged }: { escalation: Escalation; 
           onChange={(e) => void work.run({ assigneeId: e.target.value || null })}
         >
           <option value="">Nobody</option>
-          {(targets.data?.agents.items ?? [])
+          {agents
             .filter((a) => a.role !== "viewer")
             .map((a) => (
               <option key={a.id} value={a.id}>
@@ -97,6 +104,9 @@ export default function EscalationsPage() {
     limit: pageSize,
   };
   const queue = useQuery(EscalationQueueDocument, variables);
+  // Asked once for the page, not once per row.
+  const mayAssign = useCan("configure");
+  const targets = useQuery(AssignTargetsDocument, {}, { skip: !mayAssign });
   const reloadSoon = useRef<number | undefined>(undefined);
   useSubscription(ConversationActivityDocument, {}, (data) => {
     if (data.conversationActivity.type === "message") return;
@@ -143,7 +153,13 @@ export default function EscalationsPage() {
           column.display({
             id: "actions",
             header: "Actions",
-            cell: (info) => <EscalationActions escalation={info.row.original} onChanged={() => void queue.reload()} />,
+            cell: (info) => (
+              <EscalationActions
+                escalation={info.row.original}
+                agents={targets.data?.agents.items ?? []}
+                onChanged={() => void queue.reload()}
+              />
+            ),
           }),
         ]
       : []),
