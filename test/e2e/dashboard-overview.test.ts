@@ -77,7 +77,9 @@ describe.runIf(hasChromium)(`the escalations queue${skipReason}`, () => {
     await row("Waiting Customer 21")
       .getByLabel("Assign the escalation of Waiting Customer 21 to")
       .selectOption({ label: "Sam Agent" });
-    await expect.poll(() => row("Waiting Customer 21").getByRole("cell", { name: "Sam Agent" }).isVisible()).toBe(true);
+    await expect
+      .poll(() => row("Waiting Customer 21").getByRole("cell", { name: "Sam Agent", exact: true }).isVisible())
+      .toBe(true);
     await page.close();
   });
 
