@@ -48,6 +48,8 @@ async function main(): Promise<void> {
         "Try it:",
         `  curl -s ${baseUrl}/api/conversations -H "Authorization: Bearer ${demo.apiKey}"`,
         `See the chat widget on a page: ${baseUrl}/demo`,
+        `Open the dashboard: ${baseUrl}/dashboard`,
+        `  sign in as ${demo.owner.email} with the password (shown once): ${demo.owner.password}`,
         "",
       ].join("\n"),
     );

@@ -13,12 +13,25 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 // The service as `npm start` runs it, on the embedded defaults (or DATABASE_URL when the suite runs on PostgreSQL,
 // where the demo tenant is only created if the database is empty, so this file checks it on PGlite only).
 describe.runIf(!process.env.DATABASE_URL)("npm start on an empty data directory", () => {
-  it("creates the demo tenant, prints a working key once, and persists across restarts", async () => {
+  it("creates the demo tenant, prints a working key and the dashboard's owner login once, and persists across restarts", async () => {
     const port = await freePort();
     const env = { DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: "", REDIS_URL: "" };
     const first = runScript("src/main.ts", [], env);
     const [, key] = await first.waitFor(/API key \(shown once, keep it\):\s+(prl_\S+)/);
     await first.waitFor(/curl -s http:\/\/localhost:\d+\/api\/conversations/);
+    const [, email, password] = await first.waitFor(/sign in as (\S+) with the password \(shown once\): (\S+)/);
+    const login = await fetch(`http://127.0.0.1:${port}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        query: "mutation($e: String!, $p: String!) { login(email: $e, password: $p) { agent { role } } }",
+        variables: { e: email, p: password },
+      }),
+    });
+    expect((await login.json()).data.login.agent.role).toBe("owner");
+    const dashboard = await fetch(`http://127.0.0.1:${port}/dashboard`);
+    expect(dashboard.status).toBe(200);
+    expect(await dashboard.text()).toContain('<script type="module" src="/dashboard/assets/main-');
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(await health.json()).toEqual({ status: "ok" });
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
@@ -33,6 +46,7 @@ describe.runIf(!process.env.DATABASE_URL)("npm start on an empty data directory"
     const again = await whenServing(`http://127.0.0.1:${port}/api/conversations`, { headers: { "x-api-key": key! } });
     expect(again.status).toBe(200);
     expect(second.stdout()).not.toContain("prl_");
+    expect(second.stdout()).not.toContain("sign in as");
     second.child.kill("SIGTERM");
     expect(await second.exit()).toBe(0);
   }, 300_000);

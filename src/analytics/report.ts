@@ -27,6 +27,8 @@ export interface Durations {
 export interface Bucket {
   start: Date;
   conversations: number;
+  /** The bucket's new conversations by channel (the dashboard's stacked chart). */
+  conversationsByChannel: Count[];
   escalations: number;
   customerMessages: number;
   aiMessages: number;
@@ -160,6 +162,11 @@ export async function analyticsReport(services: Services, w: Window): Promise<An
       return {
         start,
         conversations: sum(inBucket(conversations, start), (c) => c.conversations),
+        conversationsByChannel: tally(
+          inBucket(conversations, start),
+          (c) => c.channel,
+          (c) => c.conversations,
+        ),
         escalations: sum(inBucket(escalations, start), (e) => e.escalations),
         customerMessages: messagesOf(bucketMessages, "customer"),
         aiMessages: messagesOf(bucketMessages, "assistant"),

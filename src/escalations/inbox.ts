@@ -14,3 +14,13 @@ export interface InboxPayload {
 export function publishInbox(services: Services, tenantId: string, payload: InboxPayload): void {
   services.realtime.pubsub.publish("inbox:escalation", tenantId, payload);
 }
+
+export interface ConversationActivity {
+  conversationId: string;
+  messageId: string;
+}
+
+/** Tells the dashboards of the tenant (every instance) that a message was stored in a conversation. */
+export function publishActivity(services: Services, tenantId: string, activity: ConversationActivity): void {
+  services.realtime.pubsub.publish("conversation:activity", tenantId, activity);
+}

@@ -41,6 +41,7 @@ const fieldWeights: Record<string, number> = {
   "Mutation.updateAgent": 1000,
   "Mutation.addKnowledgeSource": 500,
   "Mutation.uploadPdfSource": 500,
+  "Mutation.sendChannelTestMessage": 100,
   "Mutation.importIntentExamples": 500,
   "Mutation.importEvaluationCases": 500,
   "Query.searchKnowledge": 100,

@@ -5,6 +5,7 @@ import { maxPdfBytes } from "../knowledge/sources.js";
 import { restRouter, restRoutes } from "../rest/index.js";
 import type { Services } from "../services.js";
 import { authenticate, rejectInvalidCredential } from "./auth.js";
+import { dashboardRouter } from "./dashboard.js";
 import { docsRouter } from "./docs.js";
 import { errorHandler } from "./errors.js";
 import { graphiqlPage } from "./graphiql.js";
@@ -26,6 +27,9 @@ const selfAuthenticated = /^\/api\/(channels\/|v1\/(channels|voice|widget)\/)/;
 // Liveness and readiness probes carry the headers but are not counted: a balancer probing from a shared
 // address must not get a 429 and take a healthy instance out of service (README, Rate limits).
 const uncountedProbes = new Set(["/healthz", "/readyz"]);
+// The dashboard's page and files are the same bytes for everyone, from memory: counting them per address would let
+// one office of agents behind a shared address use up its limit by opening the app.
+const isDashboardFile = (path: string) => path === "/dashboard" || path.startsWith("/dashboard/");
 
 /** The whole HTTP surface of one instance. */
 export function createApp(services: Services, limits = new RateLimits(services)): Express {
@@ -47,7 +51,7 @@ export function createApp(services: Services, limits = new RateLimits(services))
     rateLimitByCaller(
       limits,
       { max: services.config.RATE_LIMIT_MAX, windowS: services.config.RATE_LIMIT_WINDOW_S },
-      (req) => req.method === "GET" && uncountedProbes.has(req.path),
+      (req) => req.method === "GET" && (uncountedProbes.has(req.path) || isDashboardFile(req.path)),
     ),
   );
   app.use((req, res, next) => (selfAuthenticated.test(req.originalUrl) ? next() : callers(req, res, next)));
@@ -58,6 +62,7 @@ export function createApp(services: Services, limits = new RateLimits(services))
   const routes = restRoutes(services, limits);
   app.use(docsRouter(routes, services.config));
   app.use(widgetRouter(services, limits));
+  app.use(dashboardRouter(services));
 
   app.use(
     express.json({

@@ -1,6 +1,7 @@
 import { adapterFor, sendsThroughProvider } from "../channels/registry.js";
 import { channelById } from "../channels/store.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
+import { publishActivity } from "../escalations/inbox.js";
 import { messageData } from "../events/payloads.js";
 import { type JobRecord, PermanentJobError } from "../jobs/queue.js";
 import type { Services } from "../services.js";
@@ -101,6 +102,7 @@ export function announceReply(services: Services, reply: ReplyToStore): void {
     messageId: reply.id,
     role: reply.role,
   });
+  publishActivity(services, reply.tenantId, { conversationId: reply.conversationId, messageId: reply.id });
 }
 
 /** Stores a reply with its delivery in one transaction, then announces it. */
@@ -120,16 +122,19 @@ export async function sendStoredReply(services: Services, job: JobRecord): Promi
   const message = await prisma.message.findUnique({ where: { id: messageId }, include: { conversation: true } });
   if (!message || message.deliveryStatus === "sent") return;
   const { conversation } = message;
-  // The delivery's status; once it is final, with its event (sent or failed) in the same transaction.
-  const record = (data: Prisma.MessageUpdateInput & { deliveryStatus: string; deliveryError: string | null }) => {
+  // The delivery's status; once it is final, with its event (sent or failed) in the same transaction. Each change
+  // is announced, so that a dashboard shows it as it happens.
+  const record = async (data: Prisma.MessageUpdateInput & { deliveryStatus: string; deliveryError: string | null }) => {
     const delivery = { status: data.deliveryStatus, attempts: job.attempts, error: data.deliveryError };
     const type = data.deliveryStatus === "sent" ? "message.sent" : "message.failed";
-    if (data.deliveryStatus === "pending") return prisma.message.update({ where: { id: messageId }, data });
-    return services.events.withEvent(
-      prisma,
-      { tenantId: message.tenantId, type, data: () => messageData(message, delivery) },
-      (tx) => tx.message.update({ where: { id: messageId }, data }),
-    );
+    if (data.deliveryStatus === "pending") await prisma.message.update({ where: { id: messageId }, data });
+    else
+      await services.events.withEvent(
+        prisma,
+        { tenantId: message.tenantId, type, data: () => messageData(message, delivery) },
+        (tx) => tx.message.update({ where: { id: messageId }, data }),
+      );
+    publishActivity(services, conversation.tenantId, { conversationId: conversation.id, messageId });
   };
   const channelId = via?.channelId ?? conversation.channelId;
   const channel = channelId ? await channelById(services, channelId) : null;

@@ -4,6 +4,7 @@ import { escalateConversation } from "../conversations/escalate.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
 import { newId } from "../db/ids.js";
 import { AppError } from "../errors.js";
+import { publishActivity } from "../escalations/inbox.js";
 import type { Services } from "../services.js";
 import { answerInput, answerSettings, searchTextOf } from "./answer-settings.js";
 import { AlreadyAnswered, deliverReply } from "./deliver.js";
@@ -160,6 +161,7 @@ async function runPipeline(
   const routed = await timed(services, took, "router", msg.channel, () => routeInbound(services, msg));
   const base = { conversationId: routed.conversation.id, customerMessageId: routed.customerMessage.id };
   if (routed.duplicate) return { ...base, reply: null, handledBy: "duplicate" };
+  publishActivity(services, msg.tenantId, { conversationId: base.conversationId, messageId: base.customerMessageId });
   try {
     return await respond(services, msg, routed, hooks, took);
   } catch (err) {

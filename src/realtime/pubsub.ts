@@ -2,7 +2,7 @@ import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
 import { createPubSub, type PubSub } from "graphql-yoga";
 import { Redis } from "ioredis";
 import pino, { type Logger } from "pino";
-import type { InboxPayload } from "../escalations/inbox.js";
+import type { ConversationActivity, InboxPayload } from "../escalations/inbox.js";
 
 /**
  * Topics carried between instances. Payloads are plain JSON so they cross Redis unchanged.
@@ -18,6 +18,8 @@ export type Topics = {
   "inbox:message": [tenantId: string, payload: { conversationId: string; messageId: string }];
   /** A tenant's event notification endpoints changed (src/events/outbox.ts): instances forget which types it wants. */
   "webhooks:changed": [payload: { tenantId: string }];
+  /** A message was stored in one of the tenant's conversations (customer, AI, agent or private note): the dashboard. */
+  "conversation:activity": [tenantId: string, payload: ConversationActivity];
   [topic: string]: [payload: unknown] | [id: string, payload: unknown];
 };
 

@@ -1,12 +1,18 @@
+import { randomBytes } from "node:crypto";
+import { hashPassword } from "../agents/passwords.js";
+import { newId } from "../db/ids.js";
 import { developmentSetDir, seedDevelopmentSet } from "../evaluations/demo-set.js";
 import type { Services } from "../services.js";
 import { createTenant } from "./create-tenant.js";
 
 export const demoTenantName = "Demo Bank";
+export const demoOwnerEmail = "owner@demo-bank.example";
 
 export interface DemoTenant {
   tenantId: string;
   apiKey: string;
+  /** The dashboard's first login: an owner whose generated password is printed once, like the key. */
+  owner: { email: string; password: string };
 }
 
 /**
@@ -22,7 +28,18 @@ export async function ensureDemoTenant(services: Services, evaluationSetDir = de
     if ((await services.db.prisma.tenant.count()) > 0) return null;
     const created = await createTenant(services.db.prisma, demoTenantName);
     await seedDevelopmentSet(services, created.tenantId, evaluationSetDir);
-    return { tenantId: created.tenantId, apiKey: created.apiKey };
+    const owner = { email: demoOwnerEmail, password: randomBytes(15).toString("base64url") };
+    await services.db.prisma.user.create({
+      data: {
+        id: newId("usr"),
+        tenantId: created.tenantId,
+        name: "Demo owner",
+        email: owner.email,
+        role: "owner",
+        passwordHash: await hashPassword(owner.password),
+      },
+    });
+    return { tenantId: created.tenantId, apiKey: created.apiKey, owner };
   } finally {
     await services.db.sql.query("SELECT pg_advisory_unlock($1)", [lock]);
   }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../src/db/ids.js";
 import type { Services } from "../../src/services.js";
+import { SeriesByChannelForTestDocument } from "../generated.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 
 // A seeded data set whose right answers are worked out by hand below (README, Analytics, defines each figure).
@@ -236,6 +237,20 @@ describe("GET /api/analytics", () => {
       ["2026-01-05T00:00:00.000Z", 2, 1],
       ["2026-01-12T00:00:00.000Z", 3, 2],
     ]);
+  });
+
+  it("splits each bucket's conversations by channel (GraphQL)", async () => {
+    const res = await app.graphql(
+      SeriesByChannelForTestDocument,
+      { from: "2026-01-05T00:00:00Z", to: "2026-01-19T00:00:00Z", granularity: "week" },
+      key,
+    );
+    const series = res.data!.analytics.series;
+    for (const bucket of series) {
+      expect(bucket.conversationsByChannel.reduce((total, c) => total + c.count, 0)).toBe(bucket.conversations);
+    }
+    const channels = new Set(dataSet.map((c) => c.channel));
+    expect(series.flatMap((b) => b.conversationsByChannel.map((c) => c.key)).every((c) => channels.has(c))).toBe(true);
   });
 
   it("narrows every figure to one channel", async () => {

@@ -111,7 +111,9 @@ describe("operation limits", () => {
 });
 
 describe("the service's own operations", () => {
-  const files = ["src/rest/operations", "test/operations"].flatMap((dir) => readdirSync(dir).map((file) => `${dir}/${file}`));
+  const files = ["src/rest/operations", "test/operations", "dashboard/operations"].flatMap((dir) =>
+    readdirSync(dir).map((file) => `${dir}/${file}`),
+  );
   const documents = files.map((file) => parse(readFileSync(file, "utf8")));
   const fragments = documents.flatMap((d) => d.definitions.filter((def) => def.kind === Kind.FRAGMENT_DEFINITION));
   const operations = documents.flatMap((d) => d.definitions.filter((def) => def.kind === Kind.OPERATION_DEFINITION));

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
 import { print } from "graphql";
 import { createClient } from "graphql-sse";
 import { expect, vi } from "vitest";
@@ -54,39 +55,46 @@ export async function addAgent(
 
 type InboxEvent = InboxSubscription["inbox"];
 
-export interface InboxFeed {
-  events: InboxEvent[];
+export interface Feed<T> {
+  events: T[];
   /** Resolves with the first event (received so far or later) that `matches`. */
-  next(matches: (event: InboxEvent) => boolean): Promise<InboxEvent>;
+  next(matches: (event: T) => boolean): Promise<T>;
   dispose(): void;
 }
 
+export type InboxFeed = Feed<InboxEvent>;
+
 /**
- * An agent's inbox subscription over graphql-sse, live once this resolves: through Redis once the server counts
- * the subscriber, in-process once the stream has opened.
+ * A subscription over graphql-sse as `token`, live once this resolves: through Redis once the server counts a
+ * subscriber of `topic` (the tenant's), in-process once the stream has opened.
  */
-export async function openInbox(app: TestApp, token: string, tenantId: string): Promise<InboxFeed> {
+export async function openFeed<TResult, TVariables, T>(
+  app: TestApp,
+  token: string,
+  request: { document: TypedDocumentNode<TResult, TVariables>; variables?: TVariables; topic: string },
+  pick: (data: TResult) => T,
+): Promise<Feed<T>> {
   const redis = app.services.redis;
-  const subscribers = async () =>
-    redis ? Number(((await redis.pubsub("NUMSUB", `inbox:escalation:${tenantId}`)) as [string, number])[1]) : 0;
+  const subscribers = async () => (redis ? Number(((await redis.pubsub("NUMSUB", request.topic)) as [string, number])[1]) : 0);
   const before = await subscribers();
   const client = createClient({ url: `${app.url}/graphql`, headers: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
-  const events: InboxEvent[] = [];
+  const events: T[] = [];
   let connected!: () => void;
   const opened = new Promise<void>((resolve) => {
     connected = resolve;
   });
   const done = (async () => {
-    for await (const result of client.iterate<InboxSubscription>(
-      { query: print(InboxDocument) },
+    for await (const result of client.iterate<TResult>(
+      { query: print(request.document), variables: (request.variables ?? {}) as Record<string, unknown> },
       { connected: () => connected() },
     )) {
-      if (result.data) events.push(result.data.inbox);
+      if (result.data) events.push(pick(result.data as TResult));
     }
   })();
   done.catch(() => undefined);
   await opened;
-  if (redis) {
+  // An instance subscribes to a Redis topic once, for all its subscribers: a second one is live once it has opened.
+  if (redis && before === 0) {
     await expect.poll(subscribers).toBeGreaterThan(before);
   } else {
     await sleep(50);
@@ -104,4 +112,9 @@ export async function openInbox(app: TestApp, token: string, tenantId: string): 
       ),
     dispose: () => client.dispose(),
   };
+}
+
+/** An agent's inbox subscription (see openFeed). */
+export function openInbox(app: TestApp, token: string, tenantId: string): Promise<InboxFeed> {
+  return openFeed(app, token, { document: InboxDocument, topic: `inbox:escalation:${tenantId}` }, (data) => data.inbox);
 }

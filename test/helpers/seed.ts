@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { newId } from "../../src/db/ids.js";
 import type { Services } from "../../src/services.js";
 
@@ -42,4 +43,74 @@ export async function seedConversation(
     },
   });
   return id;
+}
+
+const seedChannels = ["widget", "chatapp", "sms", "messenger", "botmsg", "voice"];
+const seedIntents = ["opening_hours", "card_pin", "transfer_limit", "savings_rate", "card_lost_or_stolen", "greeting"];
+
+/**
+ * A realistic tenant's history in a few statements (not row by row): `conversations` conversations over the last
+ * 30 days, on every kind of channel and status, each with a customer question and the AI's answer, and, when
+ * `longConversation` is given, one conversation of that many messages. Returns the long conversation's id.
+ */
+export async function seedHistory(
+  services: Services,
+  tenantId: string,
+  { conversations, longConversation = 0 }: { conversations: number; longConversation?: number },
+): Promise<string | null> {
+  const tag = randomBytes(4).toString("hex");
+  const sql = services.db.sql;
+  await sql.query(
+    `INSERT INTO conversations (id, tenant_id, channel, status, customer_phone, customer_id, customer_name, message_count,
+                                created_at, updated_at)
+     SELECT 'conv_' || $2 || '_' || g, $1, ($3::text[])[1 + g % 6],
+            (ARRAY['resolved','open','resolved','closed','open','resolved'])[1 + g % 6],
+            '+4915550' || lpad(g::text, 5, '0'), 'cust_' || $2 || '_' || g, 'Customer ' || g, 2,
+            now() - make_interval(mins => g * 43200 / $4), now() - make_interval(mins => g * 43200 / $4)
+       FROM generate_series(1, $4) g`,
+    [tenantId, tag, seedChannels, conversations],
+  );
+  await sql.query(
+    `INSERT INTO messages (id, tenant_id, conversation_id, role, content, metadata, created_at)
+     SELECT 'msg_' || $2 || '_' || g || '_' || k, $1, 'conv_' || $2 || '_' || g,
+            CASE k WHEN 1 THEN 'customer' ELSE 'assistant' END,
+            CASE k WHEN 1 THEN 'Question ' || g || ' about ' || replace(($3::text[])[1 + g % 6], '_', ' ')
+                   ELSE 'Answer ' || g || ' from the knowledge base.' END,
+            jsonb_build_object('intent', ($3::text[])[1 + g % 6], 'confidence', 0.8, 'agentType', 'faq', 'grounded', g % 5 <> 0),
+            now() - make_interval(mins => g * 43200 / $4) + make_interval(secs => k)
+       FROM generate_series(1, $4) g, generate_series(1, 2) k`,
+    [tenantId, tag, seedIntents, conversations],
+  );
+  if (!longConversation) return null;
+  const id = `conv_${tag}_long`;
+  await sql.query(
+    `INSERT INTO conversations (id, tenant_id, channel, status, customer_phone, customer_id, customer_name, message_count,
+                                created_at, updated_at)
+     VALUES ($1, $2, 'chatapp', 'open', '+491555099999', '491555099999', 'Long Talker', $3,
+             now() - interval '40 days', now() - interval '40 days')`,
+    [id, tenantId, longConversation],
+  );
+  await sql.query(
+    `INSERT INTO messages (id, tenant_id, conversation_id, role, content, metadata, created_at)
+     SELECT 'msg_' || $2 || '_long_' || lpad(k::text, 6, '0'), $1, $3,
+            CASE WHEN k % 2 = 1 THEN 'customer' ELSE 'assistant' END, 'Long conversation message ' || k,
+            '{}'::jsonb, now() - interval '40 days' + make_interval(secs => k)
+       FROM generate_series(1, $4) k`,
+    [tenantId, tag, id, longConversation],
+  );
+  return id;
+}
+
+/** `count` ready knowledge sources listed as a bank's help pages would be (rows only: their chunks are not needed). */
+export async function seedSourceList(services: Services, tenantId: string, count: number): Promise<void> {
+  const tag = randomBytes(4).toString("hex");
+  await services.db.sql.query(
+    `INSERT INTO knowledge_sources (id, tenant_id, type, title, source_url, status, pages, chunks, tokens, last_synced_at,
+                                    created_at, updated_at)
+     SELECT 'src_' || $2 || '_' || g, $1, 'url', 'Help page ' || g, 'https://www.example-bank.com/help/' || g, 'ready',
+            1 + g % 7, 3 + g % 11, 1200 + g * 37, now() - make_interval(hours => g), now() - make_interval(days => g),
+            now() - make_interval(hours => g)
+       FROM generate_series(1, $3) g`,
+    [tenantId, tag, count],
+  );
 }

@@ -5,6 +5,7 @@ import { schema } from "../../src/graphql/schema/index.js";
 import { restRoutes } from "../../src/rest/index.js";
 import {
   AddManualSourceForTestDocument,
+  AddNoteForTestDocument,
   AgentForTestDocument,
   ApiKeysDocument,
   ChannelForTestDocument,
@@ -213,6 +214,7 @@ describe("tenant isolation", () => {
     ).toBe(404);
     await notFound(app.graphql(CreateEscalationForTestDocument, { conversationId: aConversation }, b.apiKey));
     await notFound(app.graphql(ReplyForTestDocument, { conversationId: aEscalated, content: "hi" }, b.apiKey));
+    await notFound(app.graphql(AddNoteForTestDocument, { conversationId: aConversation, content: "B's note" }, b.apiKey));
     const bConversation = await seedConversation(app.services, b.tenantId, { channel: "api" });
     await notFound(app.graphql(CreateEscalationForTestDocument, { conversationId: bConversation, teamId: aTeam }, b.apiKey));
     const bEscalation = (await app.graphql(CreateEscalationForTestDocument, { conversationId: bConversation }, b.apiKey)).data!
@@ -276,6 +278,7 @@ describe("tenant isolation", () => {
       "createEscalation",
       "updateEscalation",
       "replyToConversation",
+      "addNote",
       "updateEvaluationCase",
       "deleteEvaluationCase",
       "evaluationRun",

@@ -96,3 +96,42 @@ describe("GraphiQL", () => {
     expect(policy.match(/script-src[^;]*/)![0]).not.toContain("'unsafe-inline'");
   });
 });
+
+describe("the dashboard", () => {
+  it("answers every page under /dashboard with the app, under a policy of its own files only", async () => {
+    for (const page of ["/dashboard", "/dashboard/inbox/conv_123", "/dashboard/settings?tab=keys"]) {
+      const res = await fetch(`${app.url}${page}`, { headers: { accept: "text/html" } });
+      expect(res.status, page).toBe(200);
+      expect(res.headers.get("content-type")).toContain("text/html");
+      const policy = res.headers.get("content-security-policy")!;
+      expect(policy).toContain("script-src 'self'");
+      expect(policy).toContain("style-src 'self'");
+      expect(policy).toContain("connect-src 'self'");
+      expect(policy).not.toContain("unsafe-inline");
+      expect(policy).toContain("frame-ancestors 'none'");
+      expect(res.headers.get("x-frame-options")).toBe("DENY");
+      const html = await res.text();
+      expect(html).not.toMatch(/<script>|<style>|https?:\/\//);
+    }
+  });
+
+  it("serves its hashed files gzipped and cacheable forever, with an ETag, uncounted by the rate limit", async () => {
+    const html = await (await fetch(`${app.url}/dashboard`)).text();
+    const files = [...html.matchAll(/\/dashboard\/assets\/[\w.-]+/g)].map(([file]) => file);
+    expect(files.some((f) => f.endsWith(".js")) && files.some((f) => f.endsWith(".css"))).toBe(true);
+    for (const file of files) {
+      const res = await fetch(`${app.url}${file}`, { headers: { "accept-encoding": "gzip" } });
+      expect(res.status, file).toBe(200);
+      expect(res.headers.get("cache-control")).toContain("immutable");
+      // (fetch would add Cache-Control: no-cache to a conditional request, which asks for the body again)
+      const again = await fetch(`${app.url}${file}`, {
+        headers: { "if-none-match": res.headers.get("etag")!, "cache-control": "max-age=0" },
+      });
+      expect(again.status).toBe(304);
+    }
+    const before = Number((await fetch(`${app.url}/dashboard`)).headers.get("ratelimit-remaining"));
+    await fetch(`${app.url}/dashboard/inbox`);
+    expect(Number((await fetch(`${app.url}/dashboard`)).headers.get("ratelimit-remaining"))).toBe(before);
+    expect((await fetch(`${app.url}/dashboard/assets/missing.js`)).status).toBe(404);
+  });
+});

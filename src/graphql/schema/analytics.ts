@@ -27,6 +27,11 @@ const BucketRef = builder.objectRef<Bucket>("AnalyticsBucket").implement({
   fields: (t) => ({
     start: t.expose("start", { type: "DateTime" }),
     conversations: t.exposeInt("conversations"),
+    conversationsByChannel: t.field({
+      type: [CountRef],
+      description: "The bucket's new conversations by channel, most first",
+      resolve: (b) => b.conversationsByChannel,
+    }),
     escalations: t.exposeInt("escalations"),
     customerMessages: t.exposeInt("customerMessages"),
     aiMessages: t.exposeInt("aiMessages"),

@@ -3,6 +3,7 @@ import { getChannel, maskedCredentials, saveChannel, webhookUrl } from "../../ch
 import { type VerificationStatus, verificationOf } from "../../channels/verification.js";
 import { notFound } from "../../errors.js";
 import { builder } from "../builder.js";
+import type { GraphQLContext } from "../context.js";
 import { ChannelEnum } from "./conversations.js";
 
 const statuses: readonly VerificationStatus[] = ["verified", "pending", "not_required"];
@@ -80,6 +81,11 @@ const SavedChannel = builder.objectRef<{ id: string; created: boolean }>("SavedC
   }),
 });
 
+/** A channel type names the tenant's one channel of that type, if it has one yet. */
+export async function channelIdByRef(ctx: GraphQLContext, ref: string): Promise<string | undefined> {
+  return (await ctx.db.channel.findFirst({ where: ref.startsWith("chn_") ? { id: ref } : { type: ref } }))?.id;
+}
+
 builder.mutationField("saveChannel", (t) =>
   t.field({
     type: SavedChannel,
@@ -89,10 +95,7 @@ builder.mutationField("saveChannel", (t) =>
     audit: {
       action: "channel.save",
       target: "channel",
-      // A channel type names the tenant's one channel of that type, if it has one yet.
-      id: async (args, ctx, saved) =>
-        saved?.id ??
-        (await ctx.db.channel.findFirst({ where: args.ref.startsWith("chn_") ? { id: args.ref } : { type: args.ref } }))?.id,
+      id: async (args, ctx, saved) => saved?.id ?? (await channelIdByRef(ctx, args.ref)),
     },
     args: {
       ref: t.arg.string({ required: true }),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type ChannelName, channelNames } from "../../channels/names.js";
+import { noteRole } from "../../conversations/notes.js";
 import { type ConversationStatus, conversationStatuses } from "../../conversations/status.js";
 import type { Prisma } from "../../db/generated/prisma/client.js";
 import { notFound } from "../../errors.js";
@@ -63,6 +64,10 @@ const listInput = z
     from: z.date().nullish(),
     to: z.date().nullish(),
     q: z.string().trim().min(1).max(200).nullish(),
+    intent: z.string().trim().min(1).max(100).nullish(),
+    customerId: z.string().min(1).max(200).nullish(),
+    mine: z.boolean().nullish(),
+    unassigned: z.boolean().nullish(),
   })
   .refine((v) => !v.from || !v.to || v.from <= v.to, { message: "must not be after `to`", path: ["from"] });
 
@@ -78,10 +83,28 @@ builder.queryField("conversations", (t) =>
       from: t.arg({ type: "DateTime", required: false, description: "Created at or after (ISO 8601)" }),
       to: t.arg({ type: "DateTime", required: false, description: "Created at or before (ISO 8601)" }),
       q: t.arg.string({ required: false, description: "Matches the customer's phone, name or id, or message text" }),
+      intent: t.arg.string({ required: false, description: "Conversations with a customer message of this intent" }),
+      customerId: t.arg.string({ required: false, description: "One customer's conversations (their channel sender id)" }),
+      mine: t.arg.boolean({
+        required: false,
+        description: "Conversations whose open escalation the caller (a logged-in agent) has",
+      }),
+      unassigned: t.arg.boolean({ required: false, description: "Conversations waiting for a human that nobody has taken" }),
     },
     resolve: async (_root, args, ctx): Promise<Page<ConversationRow>> => {
       const input = parseInput(listInput, args);
+      const waiting: Prisma.EscalationWhereInput[] = [
+        ...(input.mine ? [{ status: { not: "resolved" }, assigneeId: ctx.principal!.id }] : []),
+        ...(input.unassigned ? [{ status: "open", assigneeId: null }] : []),
+      ];
       const where: Prisma.ConversationWhereInput = {
+        AND: [
+          ...waiting.map((escalation) => ({ escalations: { some: escalation } })),
+          ...(input.intent
+            ? [{ messages: { some: { role: "customer", metadata: { path: ["intent"], equals: input.intent } } } }]
+            : []),
+        ],
+        ...(input.customerId ? { customerId: input.customerId } : {}),
         ...(input.status ? { status: input.status } : {}),
         ...(input.channel ? { channel: input.channel } : {}),
         ...(input.from || input.to
@@ -129,7 +152,14 @@ builder.queryField("conversationMessages", (t) =>
     type: MessagePage,
     description: "A conversation's messages, oldest first",
     authScopes: { permission: "read" },
-    args: { ...pageArgs, conversationId: t.arg.id({ required: true }) },
+    args: {
+      ...pageArgs,
+      conversationId: t.arg.id({ required: true }),
+      includeNotes: t.arg.boolean({
+        required: false,
+        description: "With the agents' private notes (role note), which the customer never sees (default false)",
+      }),
+    },
     resolve: async (_root, args, ctx): Promise<Page<MessageRow>> => {
       const input = parseInput(z.object({ ...pagingInput, limit: pagingInput.limit.default(50) }), {
         page: args.page ?? undefined,
@@ -138,7 +168,7 @@ builder.queryField("conversationMessages", (t) =>
       const conversationId = String(args.conversationId);
       const conversation = await ctx.db.conversation.findUnique({ where: { id: conversationId }, select: { id: true } });
       if (!conversation) throw notFound("Conversation");
-      const where = { conversationId };
+      const where = { conversationId, ...(args.includeNotes ? {} : { role: { not: noteRole } }) };
       const [items, total] = await Promise.all([
         ctx.db.message.findMany({ where, orderBy: [{ createdAt: "asc" }, { id: "asc" }], ...skipTake(input.page, input.limit) }),
         ctx.db.message.count({ where }),

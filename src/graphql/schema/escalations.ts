@@ -205,7 +205,7 @@ const InboxEventTypeEnum = builder.enumType("InboxEventType", {
   values: ["escalated", "assigned", "unassigned", "resolved", "updated", "message"] satisfies InboxEventType[],
 });
 
-const InboxEvent = builder.objectRef<InboxPayload>("InboxEvent").implement({
+export const InboxEvent = builder.objectRef<InboxPayload>("InboxEvent").implement({
   description: "A new or changed escalation, or a customer message in a conversation the humans have",
   fields: (t) => ({
     type: t.field({ type: InboxEventTypeEnum, resolve: (e) => e.type }),

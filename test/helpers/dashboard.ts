@@ -1,0 +1,136 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { expect, vi } from "vitest";
+import type { Role } from "../generated.js";
+import { addAgent, agentPassword } from "./agents.js";
+import { startTestApp, type TestApp } from "./app.js";
+
+// The dashboard in Debian's Chromium (playwright-core), as the widget's browser test runs it: one service and one
+// browser per file, the pages visited in sequence.
+
+const chromiumPath = "/usr/bin/chromium";
+export const hasChromium = existsSync(chromiumPath);
+if (!hasChromium && process.env.CI)
+  throw new Error(`${chromiumPath} is missing: .ci/run installs it (apt-get install -y chromium)`);
+export const skipReason = hasChromium ? "" : ` (skipped: ${chromiumPath} is missing; apt-get install -y chromium)`;
+
+// A page's test signs in, waits for live updates and checks accessibility: more than the 30 s of an API test on a
+// loaded machine.
+vi.setConfig({ testTimeout: 90_000 });
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+// Screenshots land in test-results/; with UPDATE_SCREENSHOTS=1 in docs/, where the README shows them.
+const screenshotDir = path.resolve(process.env.UPDATE_SCREENSHOTS ? "docs" : "test-results");
+
+export interface DashboardUser {
+  id: string;
+  email: string;
+  role: Role;
+  name: string;
+}
+
+export interface DashboardTest {
+  app: TestApp;
+  tenant: { tenantId: string; apiKey: string };
+  /** A user of the tenant with this role, made through the API. */
+  user(role: Role, name?: string): Promise<DashboardUser>;
+  /** A fresh browser tab signed in as `user`, on /dashboard/<path>. */
+  signIn(user: DashboardUser, pathname?: string, viewport?: { width: number; height: number }): Promise<Page>;
+  close(): Promise<void>;
+}
+
+export async function startDashboardTest(env: Record<string, string> = {}, tenantName = "Example Bank"): Promise<DashboardTest> {
+  const app = await startTestApp(env);
+  const tenant = await app.tenant(tenantName);
+  const profile = mkdtempSync(path.join(tmpdir(), "parley-dashboard-"));
+  let browser: BrowserContext | null = null;
+  const launch = async () => {
+    browser ??= await chromium.launchPersistentContext(profile, {
+      executablePath: chromiumPath,
+      headless: true,
+      viewport: { width: 1280, height: 860 },
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    return browser;
+  };
+  return {
+    app,
+    tenant,
+    async user(role, name = `${role[0]!.toUpperCase()}${role.slice(1)} Person`) {
+      const made = await addAgent(app, tenant.apiKey, { role, name, availability: "offline" });
+      return { id: made.id, email: made.email, role, name };
+    },
+    async signIn(user, pathname = "inbox", viewport) {
+      const page = await (await launch()).newPage();
+      // An action on something that never shows fails with its own message, well within the test's time.
+      page.setDefaultTimeout(15_000);
+      if (viewport) await page.setViewportSize(viewport);
+      watchForPageErrors(page);
+      await page.goto(`${app.url}/dashboard/${pathname}`);
+      await page.getByLabel("E-mail").fill(user.email);
+      await page.getByLabel("Password").fill(agentPassword);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await expect
+        .poll(() => page.getByRole("button", { name: "Sign out" }).isVisible(), { timeout: 20_000 })
+        .toBe(true)
+        .catch(async (err) => {
+          await screenshot(page, "sign-in-failed");
+          throw new Error(`${err}\n${(pageErrors.get(page) ?? []).join("\n")}`);
+        });
+      return page;
+    },
+    async close() {
+      await browser?.close();
+      rmSync(profile, { recursive: true, force: true });
+      await app.close();
+    },
+  };
+}
+
+/** Script errors and refused resources (a Content-Security-Policy violation is one) fail the page's next check. */
+const pageErrors = new WeakMap<Page, string[]>();
+function watchForPageErrors(page: Page): void {
+  const errors: string[] = [];
+  pageErrors.set(page, errors);
+  page.on("pageerror", (err) => errors.push(err.message));
+  page.on("console", (message) => {
+    if (message.type() === "error" && !/status of (401|403|404|422|429)/.test(message.text())) errors.push(message.text());
+  });
+}
+
+/**
+ * axe-core over the page as it is now: no serious or critical violation, and no script error or refused resource
+ * so far. Injected through the DevTools protocol, which the page's policy does not govern.
+ */
+export async function expectAccessible(page: Page, what: string): Promise<void> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const result = await (window as unknown as { axe: { run(): Promise<{ violations: any[] }> } }).axe.run();
+    return result.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map(
+        (v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n: { target: string[] }) => n.target.join(" ")).join(", ")}`,
+      );
+  });
+  expect(violations, `${what}: accessibility`).toEqual([]);
+  expect(pageErrors.get(page) ?? [], `${what}: page errors`).toEqual([]);
+}
+
+/** The page as a newcomer first sees it: from its top, unless `where` is "here" (a part lower down is the point). */
+export async function screenshot(page: Page, name: string, where: "top" | "here" = "top"): Promise<void> {
+  mkdirSync(screenshotDir, { recursive: true });
+  if (where === "top") await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: path.join(screenshotDir, `dashboard-${name}.png`) });
+}
