@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { print } from "graphql";
 import { createClient } from "graphql-sse";
 import { expect, vi } from "vitest";
@@ -61,14 +60,52 @@ export interface InboxFeed {
   dispose(): void;
 }
 
+const inProcessInboxes = new WeakMap<TestApp, Map<string, number>>();
+
+/**
+ * How many inbox subscriptions of each tenant an instance's in-process bus has listened for: the bus adds a
+ * subscription's listener on its first pull, which is where it is counted.
+ */
+function inProcessInboxCounts(app: TestApp): Map<string, number> {
+  const known = inProcessInboxes.get(app);
+  if (known) return known;
+  const counts = new Map<string, number>();
+  inProcessInboxes.set(app, counts);
+  const { pubsub } = app.services.realtime;
+  const subscribe = pubsub.subscribe.bind(pubsub) as (...args: unknown[]) => AsyncIterable<unknown>;
+  pubsub.subscribe = ((...args: unknown[]) => {
+    const iterable = subscribe(...args);
+    if (args[0] !== "inbox:escalation") return iterable;
+    const tenantId = args[1] as string;
+    return {
+      [Symbol.asyncIterator]() {
+        const iterator = iterable[Symbol.asyncIterator]();
+        let pulled = false;
+        return {
+          next() {
+            if (!pulled) counts.set(tenantId, (counts.get(tenantId) ?? 0) + 1);
+            pulled = true;
+            return iterator.next();
+          },
+          return: (value?: unknown) => iterator.return?.(value) ?? Promise.resolve({ done: true as const, value }),
+        };
+      },
+    };
+  }) as typeof pubsub.subscribe;
+  return counts;
+}
+
 /**
  * An agent's inbox subscription over graphql-sse, live once this resolves: through Redis once the server counts
- * the subscriber, in-process once the stream has opened.
+ * the subscriber, in-process once the instance's bus listens for it.
  */
 export async function openInbox(app: TestApp, token: string, tenantId: string): Promise<InboxFeed> {
   const redis = app.services.redis;
+  const inProcess = redis ? null : inProcessInboxCounts(app);
   const subscribers = async () =>
-    redis ? Number(((await redis.pubsub("NUMSUB", `inbox:escalation:${tenantId}`)) as [string, number])[1]) : 0;
+    redis
+      ? Number(((await redis.pubsub("NUMSUB", `inbox:escalation:${tenantId}`)) as [string, number])[1])
+      : (inProcess?.get(tenantId) ?? 0);
   const before = await subscribers();
   const client = createClient({ url: `${app.url}/graphql`, headers: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
   const events: InboxEvent[] = [];
@@ -86,11 +123,7 @@ export async function openInbox(app: TestApp, token: string, tenantId: string): 
   })();
   done.catch(() => undefined);
   await opened;
-  if (redis) {
-    await expect.poll(subscribers).toBeGreaterThan(before);
-  } else {
-    await sleep(50);
-  }
+  await expect.poll(subscribers).toBeGreaterThan(before);
   return {
     events,
     next: (matches) =>

@@ -1,5 +1,7 @@
 import { createHmac } from "node:crypto";
 import { expect, vi } from "vitest";
+import { inboundQueue } from "../../src/channels/inbound-job.js";
+import { sendQueue } from "../../src/pipeline/deliver.js";
 import type { TestApp } from "./app.js";
 
 /** Configures a channel through the REST API, as a tenant does in the dashboard; returns its record. */
@@ -106,6 +108,26 @@ export async function settledReply(app: TestApp, key: string, conversationId: st
 /** How many inbound jobs the webhook stored for a provider message id: 0 when it was refused or ignored. */
 export function inboundJobs(app: TestApp, providerMessageId: string | number) {
   return app.services.db.prisma.job.count({
-    where: { queue: "channel.inbound", dedupeKey: { endsWith: `:${providerMessageId}` } },
+    where: { queue: inboundQueue, dedupeKey: { endsWith: `:${providerMessageId}` } },
   });
+}
+
+/**
+ * Waits until every webhook acknowledged so far has had all its effects: no inbound or send job is running
+ * or due. A redelivery's second reply, if there were one, would have been sent by then; checking the
+ * provider's sends after this needs no waiting window.
+ */
+export async function untilWebhooksSettled(app: TestApp): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      const busy = await app.services.db.prisma.job.count({
+        where: {
+          queue: { in: [inboundQueue, sendQueue] },
+          OR: [{ status: "running" }, { status: "pending", runAt: { lte: new Date() } }],
+        },
+      });
+      expect(busy).toBe(0);
+    },
+    { interval: 50 },
+  );
 }
