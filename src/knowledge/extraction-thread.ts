@@ -1,4 +1,5 @@
 import { parentPort } from "node:worker_threads";
+import { storableValue } from "../http/storable-text.js";
 import { ExtractionError, type ExtractionLimits, extractHtml, extractPdf, extractSitemap } from "./extract.js";
 
 /** One document to read, as the pool sends it to a thread. */
@@ -24,7 +25,9 @@ async function read(task: ExtractionTask): Promise<unknown> {
 parentPort!.on("message", async (task: ExtractionTask) => {
   let outcome: ExtractionOutcome;
   try {
-    outcome = { ok: true, value: await read(task) };
+    // A document's text may hold what PostgreSQL cannot store (NUL, lone surrogates from a broken font map):
+    // cleaned here, the one way out of every reader, as a provider's payload is.
+    outcome = { ok: true, value: storableValue(await read(task)) };
   } catch (error) {
     outcome = { ok: false, message: (error as Error).message, extraction: error instanceof ExtractionError };
   }

@@ -1,5 +1,5 @@
 import { constants, deflateRawSync, gzipSync } from "node:zlib";
-import { PDFDocument, PDFRawStream, StandardFonts } from "pdf-lib";
+import { PDFDict, PDFDocument, PDFName, PDFRawStream, StandardFonts } from "pdf-lib";
 
 const mib = 1024 * 1024;
 
@@ -47,4 +47,31 @@ export async function slowPdf(pages: number): Promise<Uint8Array> {
 /** An HTML page of `size` MiB once gunzipped, sent gzip-encoded in about a thousandth of that. */
 export function gzipHtmlBomb(size: number): Buffer {
   return gzipSync(Buffer.concat([Buffer.from("<!doctype html><html><body><p>"), Buffer.alloc(size * mib, " ")]), { level: 9 });
+}
+
+/**
+ * A PDF whose text and title hold characters PostgreSQL cannot store, as broken producers make them: its
+ * font maps "Q" to U+0000 (a ToUnicode CMap) and "Z" to a lone low surrogate (a `uniDC00` glyph name), and
+ * its title has a NUL. The page reads "Transfer fees: Q 2 EUR, Z per transfer."
+ */
+export async function unstorableTextPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  doc.addPage().drawText("Transfer fees: Q 2 EUR, Z per transfer.", { x: 50, y: 700, size: 12, font });
+  await font.embed();
+  const toUnicode = [
+    "/CIDInit /ProcSet findresource begin 12 dict begin begincmap",
+    "/CMapName /Broken def /CMapType 2 def",
+    "1 begincodespacerange <00> <FF> endcodespacerange",
+    "1 beginbfchar <51> <0000> endbfchar",
+    "endcmap CMapName currentdict /CMap defineresource pop end end",
+  ].join("\n");
+  const fontDict = doc.context.lookup(font.ref, PDFDict);
+  fontDict.set(PDFName.of("ToUnicode"), doc.context.register(doc.context.flateStream(toUnicode)));
+  fontDict.set(
+    PDFName.of("Encoding"),
+    doc.context.obj({ Type: "Encoding", BaseEncoding: "WinAnsiEncoding", Differences: [90, PDFName.of("uniDC00")] }),
+  );
+  doc.setTitle("Fee\u0000 guide");
+  return doc.save();
 }

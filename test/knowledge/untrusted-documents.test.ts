@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { flateBombPdf, gzipHtmlBomb, slowPdf } from "./bombs.js";
+import { flateBombPdf, gzipHtmlBomb, slowPdf, unstorableTextPdf } from "./bombs.js";
 import { pdfForm, waitForSource } from "./knowledge-api.js";
 
 // Hostile documents through the real surface: each ends as a failed source with its reason, and the
@@ -82,5 +82,17 @@ describe("untrusted documents", { timeout: 120_000 }, () => {
     expect(failed).toMatchObject({ status: "failed", pages: 0 });
     expect(failed.error).toBe(`No page could be read from ${bombSiteUrl}: larger than 5120 KiB`);
     expect(await healthz()).toBe(200);
+  });
+
+  it("indexes a PDF whose text and title hold NULs and lone surrogates, cleaned as PostgreSQL can store them", async () => {
+    const id = await upload(await unstorableTextPdf(), "fees.pdf");
+    expect(await waitForSource(app, id, bank.apiKey)).toMatchObject({ status: "ready", error: null, chunks: 1 });
+    const search = await app.request("/api/knowledge", { key: bank.apiKey, body: { query: "transfer fees", topK: 1 } });
+    expect(search.status).toBe(200);
+    expect(search.body.results[0]).toMatchObject({
+      source_id: id,
+      title: "Fee guide",
+      text: "Transfer fees: 2 EUR, \uFFFD per transfer.",
+    });
   });
 });
