@@ -156,8 +156,10 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     async close() {
       try {
         await Promise.all(workers.map((w) => w.stop()));
-        await new Promise((resolve) => server.close(resolve));
+        const closed = new Promise((resolve) => server.close(resolve));
+        // Open streams (a test that failed mid-way leaves its SSE clients connected) would hold close() up for ever.
         server.closeAllConnections();
+        await closed;
         await closeServices(services);
       } finally {
         await discard();
