@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import {
-  chatappMessageEvent,
+  chatappTextDelivery,
   configureChannel,
   conversationMessages,
   metaSignature,
@@ -144,15 +144,8 @@ describe("/api/chat while the conversation waits for a person", () => {
 describe("the chat app while the conversation waits for a person", () => {
   it("sends the notice through the provider once, however many messages the customer writes", async () => {
     const customer = "15557770001";
-    let sequence = 0;
     const write = async (text: string) => {
-      const raw = chatappMessageEvent(chatapp.phone_number_id, {
-        from: customer,
-        id: `wamid.WAITING${++sequence}`,
-        timestamp: "1700000000",
-        type: "text",
-        text: { body: text },
-      });
+      const { body: raw } = chatappTextDelivery(chatapp.phone_number_id, text, customer);
       const res = await app.request("/api/channels/chatapp", {
         body: raw,
         headers: { "content-type": "application/json", "x-hub-signature-256": metaSignature(raw, appSecret) },

@@ -51,6 +51,17 @@ export function chatappMessageEvent(phoneNumberId: string, message: Record<strin
   });
 }
 
+let chatappMessages = 0;
+
+/** A chat-app webhook body with one text message under a message id of its own, and that id. */
+export function chatappTextDelivery(phoneNumberId: string, text = "Hello", from = "15551234567"): { body: string; id: string } {
+  const id = `wamid.TEST${++chatappMessages}`;
+  return {
+    body: chatappMessageEvent(phoneNumberId, { from, id, timestamp: "1700000000", type: "text", text: { body: text } }),
+    id,
+  };
+}
+
 /** The messages of a conversation through the REST API, oldest first. */
 export async function conversationMessages(app: TestApp, key: string, conversationId: string) {
   const res = await app.request(`/api/conversations/${conversationId}/messages?limit=100`, { key });
