@@ -15,8 +15,6 @@ export interface ChatReply {
   deltas?: number;
   /** Wait before each delta, in milliseconds. */
   delayMs?: number;
-  /** Streamed replies send no delta until this settles: a model as slow as the test needs, whatever the machine. */
-  holdUntil?: Promise<unknown>;
   /** null: a server that ignores `stream_options.include_usage` and sends no usage. */
   usage?: { prompt_tokens: number; completion_tokens: number } | null;
   finishReason?: "stop" | "length" | "content_filter";
@@ -108,7 +106,6 @@ async function stream(
   };
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
   chunk([{ index: 0, delta: { role: "assistant", content: "", refusal: null }, logprobs: null, finish_reason: null }]);
-  await reply.holdUntil;
   for (const piece of split(text, reply.deltas ?? 5)) {
     if (drop !== undefined && record.deltasSent >= drop) {
       // Flushed first, so the client gets every delta written before the connection goes.
