@@ -13,6 +13,7 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     exclude: ["node_modules/**"],
     setupFiles: ["test/setup.ts"],
+    globalSetup: ["test/global-setup.ts"],
     testTimeout: 30_000,
     // Conditions polled for get as long as a slow, loaded 2-core machine needs (the default is one second).
     expect: { poll: { timeout: 30_000 } },

@@ -48,6 +48,13 @@ const schema = z.object({
         .map((origin) => origin.trim().replace(/\/$/, ""))
         .filter(Boolean),
     ),
+  // What one GraphQL operation may ask, checked before it runs (src/graphql/limits.ts). The minimums are what the
+  // service's own operations (the REST shim's) need: depth 7, a few hundred tokens, a cost of 5,605 at their largest page.
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(1_000).default(2_000),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(7).default(10),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(20),
+  GRAPHQL_MAX_DIRECTIVES: z.coerce.number().int().min(0).default(20),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(6_000).default(10_000),
   // Schema introspection: on outside production, off in production unless set to true.
   GRAPHQL_INTROSPECTION: z
     .enum(["true", "false", ""])

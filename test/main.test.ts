@@ -1,13 +1,13 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import path from "node:path";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, describe, expect, it } from "vitest";
 import { startFakeOpenAI } from "./fakes/openai-server.js";
 import { createTestDatabase } from "./helpers/database.js";
 import { freePort, runScript, whenServing } from "./helpers/process.js";
+import { testTempDir } from "./helpers/temp.js";
 
-const dataDir = mkdtempSync(path.join(tmpdir(), "parley-main-"));
+const dataDir = testTempDir("parley-main");
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 // The service as `npm start` runs it, on the embedded defaults (or DATABASE_URL when the suite runs on PostgreSQL,

@@ -1,12 +1,12 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/db/client.js";
 import { freePort, repoRoot, whenServing } from "./helpers/process.js";
+import { testTempDir } from "./helpers/temp.js";
 
-const dataDir = mkdtempSync(path.join(tmpdir(), "parley-npm-start-"));
+const dataDir = testTempDir("parley-npm-start");
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** Whether any process of the group still runs. */
@@ -21,7 +21,7 @@ function groupAlive(pgid: number): boolean {
 
 // An orchestrator signals the process it started, here npm: the service must stop with it, not live on as an orphan.
 describe("npm start", () => {
-  it("stops every process it started on SIGTERM to npm, and leaves the embedded database free to reopen", async () => {
+  it("stops every process it started on SIGTERM to npm, leaving its data and nothing else, the embedded database free to reopen", async () => {
     const port = await freePort();
     const npm = spawn("npm", ["start"], {
       cwd: repoRoot,
@@ -35,6 +35,8 @@ describe("npm start", () => {
       expect((await whenServing(`http://127.0.0.1:${port}/healthz`, undefined, 120_000)).status).toBe(200);
       npm.kill("SIGTERM");
       await expect.poll(() => groupAlive(pgid), { timeout: 60_000, interval: 100 }).toBe(false);
+      // Its data and nothing else: the database's lock is released, no temporary file is left.
+      expect(readdirSync(dataDir).sort()).toEqual(["pglite", "secrets.key"]);
 
       const db = await openDatabase({ pgliteDir: path.join(dataDir, "pglite") });
       const [tenants] = await db.sql.query<{ count: number }>("SELECT count(*)::int AS count FROM tenants");

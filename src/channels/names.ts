@@ -13,3 +13,9 @@ export const channelNames = [
   "api",
 ] as const;
 export type ChannelName = (typeof channelNames)[number];
+
+/**
+ * Channels whose reply is the answer to the customer's own request: once the session or call is over, nothing
+ * can be sent on them, so a person's answer comes another way (README, Hand-off).
+ */
+export const sessionChannels: ReadonlySet<string> = new Set<ChannelName>(["ussd", "voice"]);

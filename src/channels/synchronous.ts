@@ -1,5 +1,6 @@
 import type { Response } from "express";
 import { humanStatuses, transitionConversation } from "../conversations/status.js";
+import { waitingNotice } from "../conversations/waiting.js";
 import { AppError } from "../errors.js";
 import type { RateLimits } from "../http/rate-limit.js";
 import type { Services } from "../services.js";
@@ -36,7 +37,6 @@ export async function answerSynchronously(
   return routed ? endpoint.answer(services, routed, req) : endpoint.unrouted;
 }
 
-export const humanNotice = "A member of our team has your request and will contact you soon.";
 const lostNotice = "Sorry, I could not answer that just now. Please try again.";
 
 export interface SyncReply {
@@ -55,9 +55,10 @@ export async function replyWithin(services: Services, routed: RoutedEvent): Prom
   const { event, channel } = routed;
   const result = await answerEvent(services, channel, event, providerMessageKey(channel, event));
   const conversationId = result.conversationId;
-  if (result.handledBy === "duplicate") return earlierReply(services, channel.tenantId, conversationId, result.customerMessageId);
-  if (!result.reply) return { conversationId, text: humanNotice, handedOver: true };
-  return { conversationId, text: result.reply.text, handedOver: result.handledBy === "escalated" };
+  if (result.handledBy === "duplicate") return earlierReply(services, channel, conversationId, result.customerMessageId);
+  const handedOver = result.handledBy === "escalated" || result.handledBy === "human";
+  // A screen or a call must say something: the notice again when it was stored earlier in this wait.
+  return { conversationId, text: result.reply?.text ?? waitingNotice(channel.type), handedOver };
 }
 
 const repeatWaitMs = 5_000;
@@ -69,7 +70,7 @@ const repeatWaitMs = 5_000;
  */
 async function earlierReply(
   services: Services,
-  tenantId: string,
+  { tenantId, type }: ConfiguredChannel,
   conversationId: string,
   customerMessageId: string,
 ): Promise<SyncReply> {
@@ -90,7 +91,7 @@ async function earlierReply(
     const said = (next === -1 ? later : later.slice(0, next)).filter((m) => m.role === "assistant").map((m) => m.content);
     const handedOver = humanStatuses.has(conversation.status);
     if (said.length) return { conversationId, text: said.join("\n\n"), handedOver };
-    if (handedOver) return { conversationId, text: humanNotice, handedOver };
+    if (handedOver) return { conversationId, text: waitingNotice(type), handedOver };
     if (Date.now() > deadline) return { conversationId, text: lostNotice, handedOver: false };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

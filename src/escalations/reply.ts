@@ -1,4 +1,5 @@
 import type { Principal } from "../auth/principal.js";
+import { sessionChannels } from "../channels/names.js";
 import { humanStatuses } from "../conversations/status.js";
 import { lockTenantFor } from "../db/advisory-lock.js";
 import { newId } from "../db/ids.js";
@@ -9,10 +10,6 @@ import type { Services } from "../services.js";
 import { assertMayWork } from "./access.js";
 import { assignEscalation } from "./assign.js";
 import { publishInbox } from "./inbox.js";
-
-// Channels whose reply is the answer to the customer's own request: once the session or call is over,
-// nothing can be sent on them.
-const sessionChannels = new Set(["ussd", "voice"]);
 
 /**
  * Where an agent's reply goes: the customer's own channel, the same delivery path as the AI's; for a USSD

@@ -7,18 +7,34 @@ import type { Plugin } from "graphql-yoga";
 import type { Config } from "../config.js";
 import { operationCost } from "./cost.js";
 
+type LimitSettings = Pick<
+  Config,
+  "GRAPHQL_MAX_TOKENS" | "GRAPHQL_MAX_DEPTH" | "GRAPHQL_MAX_ALIASES" | "GRAPHQL_MAX_DIRECTIVES" | "GRAPHQL_MAX_COST"
+>;
+
+export interface OperationLimits {
+  tokens: number;
+  depth: number;
+  aliases: number;
+  directives: number;
+  cost: number;
+}
+
 /**
- * What one GraphQL operation may ask, checked before it runs (README, GraphQL limits). The service's own
- * operations (src/rest/operations, test/operations) stay well inside: at most depth 7, no aliases, no directives,
- * about 400 tokens, and a cost of 5,605 for the heaviest (ListEvaluationRuns at the largest page, 100).
+ * What one GraphQL operation may ask, checked before it runs (README, GraphQL limits): the operator's settings.
+ * The service's own operations (src/rest/operations, test/operations) stay well inside the defaults: at most
+ * depth 7, no aliases, no directives, about 400 tokens, and a cost of 5,605 for the heaviest
+ * (ListEvaluationRuns at the largest page, 100).
  */
-export const operationLimits = {
-  tokens: 2_000,
-  depth: 10,
-  aliases: 20,
-  directives: 20,
-  cost: 10_000,
-} as const;
+export function operationLimits(config: LimitSettings): OperationLimits {
+  return {
+    tokens: config.GRAPHQL_MAX_TOKENS,
+    depth: config.GRAPHQL_MAX_DEPTH,
+    aliases: config.GRAPHQL_MAX_ALIASES,
+    directives: config.GRAPHQL_MAX_DIRECTIVES,
+    cost: config.GRAPHQL_MAX_COST,
+  };
+}
 
 /** A refused operation: the request is wrong, so 400 with the spec's VALIDATION code. */
 function limitExceeded(message: string): GraphQLError {
@@ -43,13 +59,15 @@ function tokensUpTo(document: string, limit: number): number {
  * Refuses a document of too many tokens before it is parsed (and before yoga would take a refusal in parsing for
  * a syntax error, answered 200 to a client that accepts application/json).
  */
-const tokenLimit: Plugin = {
-  onParams({ params }) {
-    if (typeof params.query === "string" && tokensUpTo(params.query, operationLimits.tokens) > operationLimits.tokens) {
-      throw limitExceeded(`Token limit of ${operationLimits.tokens} exceeded.`);
-    }
-  },
-};
+function tokenLimit(limit: number): Plugin {
+  return {
+    onParams({ params }) {
+      if (typeof params.query === "string" && tokensUpTo(params.query, limit) > limit) {
+        throw limitExceeded(`Token limit of ${limit} exceeded.`);
+      }
+    },
+  };
+}
 
 // The armor rules throw on the first excess, before graphql-js's own rules walk the oversized document.
 const refuse = {
@@ -62,14 +80,13 @@ const refuse = {
 };
 
 /** Refuses an operation whose estimated cost (src/graphql/cost.ts) is over the limit; needs its variables. */
-function checkCost({ args }: { args: ExecutionArgs }): void {
-  const cost = operationCost(args.schema, args.document, args.operationName, args.variableValues ?? {});
-  if (cost > operationLimits.cost) {
-    throw limitExceeded(`Query cost limit of ${operationLimits.cost} exceeded, found ${cost}.`);
-  }
+function costLimit(limit: number): Plugin {
+  const checkCost = ({ args }: { args: ExecutionArgs }): void => {
+    const cost = operationCost(args.schema, args.document, args.operationName, args.variableValues ?? {});
+    if (cost > limit) throw limitExceeded(`Query cost limit of ${limit} exceeded, found ${cost}.`);
+  };
+  return { onExecute: checkCost, onSubscribe: checkCost };
 }
-
-const costLimit: Plugin = { onExecute: checkCost, onSubscribe: checkCost };
 
 /** Introspection answers outside production, and in production only when the operator turns it on. */
 export function introspectionEnabled(config: Pick<Config, "NODE_ENV" | "GRAPHQL_INTROSPECTION">): boolean {
@@ -86,14 +103,15 @@ const noIntrospection: Plugin[] = [
   blockFieldSuggestionsPlugin() as Plugin,
 ];
 
-/** The yoga plugins that hold every operation to `operationLimits`. */
-export function operationLimitPlugins(config: Pick<Config, "NODE_ENV" | "GRAPHQL_INTROSPECTION">): Plugin[] {
+/** The yoga plugins that hold every operation to the operator's `operationLimits`. */
+export function operationLimitPlugins(config: LimitSettings & Pick<Config, "NODE_ENV" | "GRAPHQL_INTROSPECTION">): Plugin[] {
+  const limits = operationLimits(config);
   return [
-    tokenLimit,
-    maxDepthPlugin({ n: operationLimits.depth, ...refuse }) as Plugin,
-    maxAliasesPlugin({ n: operationLimits.aliases, ...refuse }) as Plugin,
-    maxDirectivesPlugin({ n: operationLimits.directives, ...refuse }) as Plugin,
-    costLimit,
+    tokenLimit(limits.tokens),
+    maxDepthPlugin({ n: limits.depth, ...refuse }) as Plugin,
+    maxAliasesPlugin({ n: limits.aliases, ...refuse }) as Plugin,
+    maxDirectivesPlugin({ n: limits.directives, ...refuse }) as Plugin,
+    costLimit(limits.cost),
     ...(introspectionEnabled(config) ? [] : noIntrospection),
   ];
 }

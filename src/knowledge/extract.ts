@@ -41,6 +41,12 @@ const tooMuchText = (limits: ExtractionLimits) =>
     `The document has more than ${limits.maxChars.toLocaleString("en")} characters of text, the most this service reads.`,
   );
 
+/** A PDF that decodes to more than the cap, found before reading it (pdf-streams.ts) or while reading it (allocation-meter.ts). */
+export const decompressionBomb = (limits: Pick<ExtractionLimits, "maxDecompressedBytes">) =>
+  new ExtractionError(
+    `The PDF decompresses to more than ${mib(limits.maxDecompressedBytes)}, the most this service reads; it may be a decompression bomb.`,
+  );
+
 const skipped = new Set(["nav", "script", "style", "noscript", "template", "svg", "canvas", "iframe", "button", "select"]);
 const blocks = new Set([
   "address",
@@ -220,15 +226,16 @@ async function textOfPage(pdf: Awaited<ReturnType<typeof openPdf>>, number: numb
 /**
  * Text of each page of a PDF, numbered from 1 so answers can cite the page. Refuses, before pdf.js
  * decodes anything, a file whose streams decompress beyond the cap (a decompression bomb), then one
- * with too many pages, and stops reading once the text passes its cap.
+ * with too many pages, and stops reading once the text passes its cap. `beforePage` is told of each page
+ * before it is read.
  */
-export async function extractPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<ExtractedPdf> {
+export async function extractPdf(
+  bytes: Uint8Array,
+  limits: ExtractionLimits,
+  beforePage: (page: number) => void = () => undefined,
+): Promise<ExtractedPdf> {
   if (!isPdf(bytes)) throw new ExtractionError("The file is not a PDF.");
-  if ((await decodedSize(bytes, limits.maxDecompressedBytes)) > limits.maxDecompressedBytes) {
-    throw new ExtractionError(
-      `The PDF decompresses to more than ${mib(limits.maxDecompressedBytes)}, the most this service reads; it may be a decompression bomb.`,
-    );
-  }
+  if ((await decodedSize(bytes, limits.maxDecompressedBytes)) > limits.maxDecompressedBytes) throw decompressionBomb(limits);
   const pdf = await openPdf(bytes);
   try {
     if (pdf.numPages > limits.maxPages) {
@@ -238,6 +245,7 @@ export async function extractPdf(bytes: Uint8Array, limits: ExtractionLimits): P
     const pages: ExtractedPdf["pages"] = [];
     let chars = 0;
     for (let number = 1; number <= pdf.numPages; number++) {
+      beforePage(number);
       const text = pageText(await textOfPage(pdf, number));
       chars += text.length;
       if (chars > limits.maxChars) throw tooMuchText(limits);

@@ -1,6 +1,7 @@
 import type { Answer } from "../ai/engine.js";
 import { EngineError } from "../ai/engine.js";
 import { escalateConversation } from "../conversations/escalate.js";
+import { acknowledgeWaiting, waitingNoticeMetadata } from "../conversations/waiting.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
 import { newId } from "../db/ids.js";
 import { AppError } from "../errors.js";
@@ -23,7 +24,10 @@ export interface ReplyMetadata {
 export interface PipelineResult {
   conversationId: string;
   customerMessageId: string;
-  /** The reply sent to the customer, or null when a human has the conversation (or a redelivery). */
+  /**
+   * The reply sent to the customer: null for a redelivery, and when a human has the conversation and the
+   * customer was already told so in this wait (src/conversations/waiting.ts).
+   */
   reply: { id: string; text: string; metadata: ReplyMetadata } | null;
   handledBy: "ai" | "human" | "escalated" | "duplicate";
 }
@@ -187,7 +191,11 @@ async function respond(
       conversationId: conversation.id,
       messageId: customerMessage.id,
     });
-    return { ...base, reply: null, handledBy: "human" };
+    const notice = await acknowledgeWaiting(services, { conversation, customerMessageId: customerMessage.id });
+    if (!notice) return { ...base, reply: null, handledBy: "human" };
+    hooks.onStart?.({ conversationId: conversation.id, messageId: notice.id });
+    hooks.onDelta?.(notice.text);
+    return { ...base, reply: { ...notice, metadata: waitingNoticeMetadata }, handledBy: "human" };
   }
   if (msg.kind && msg.kind !== "text") return replyUnreadable(services, msg, base, hooks);
   if (decision.kind === "acknowledge") {

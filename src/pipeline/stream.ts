@@ -61,13 +61,17 @@ export class EventChannel<T> implements AsyncIterableIterator<T> {
   }
 }
 
-/** The spec's Chat reply. */
+/** Who answers a customer's message: the AI, or the bank's team (the conversation waits for or is with a person). */
+export type ChatHandler = "ai" | "team";
+
+/** The spec's Chat reply, and who handles the message. */
 export interface ChatReplyShape {
   response: string;
   conversationId: string;
-  /** Null when a human has the conversation. */
+  /** Null when nothing was said back: the team has the message, and the customer was told so earlier in this wait. */
   messageId: string | null;
   metadata: ReplyMetadata;
+  handledBy: ChatHandler;
 }
 
 /** One step of a streamed reply: meta (ids), delta (text as generated), done (the full reply), error. */
@@ -86,6 +90,7 @@ export function replyOf(result: PipelineResult): ChatReplyShape {
     conversationId: result.conversationId,
     messageId: result.reply?.id ?? null,
     metadata: result.reply?.metadata ?? { intent: "none", confidence: 0, agentType: "human", tokensUsed: 0, sources: [] },
+    handledBy: result.handledBy === "human" || result.handledBy === "escalated" ? "team" : "ai",
   };
 }
 

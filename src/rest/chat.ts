@@ -27,6 +27,8 @@ export const ChatReply = z.object({
       }),
     ),
   }),
+  // Beyond the spec's fields: who answers the message, the AI or the bank's team.
+  handledBy: z.enum(["ai", "team"]),
 });
 
 function variablesOf(req: Request) {
@@ -54,6 +56,7 @@ export const replyBody = (r: ChatReplyFieldsFragment) => ({
   conversationId: r.conversationId,
   messageId: r.messageId,
   metadata: r.metadata,
+  handledBy: r.handledBy,
 });
 
 /** A step of a streamed reply, from the GraphQL subscription or straight from the pipeline. */

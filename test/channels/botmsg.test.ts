@@ -10,6 +10,7 @@ import {
   conversationsOn,
   inboundJobs,
   settledReply,
+  untilWebhooksSettled,
 } from "../helpers/channels.js";
 
 // The bot-messaging channel (Telegram), with the test vector of ../shared/providers/telegram.md.
@@ -112,7 +113,7 @@ describe("bot-messaging webhook", () => {
     await providers.nextSend(() => post(body));
     const before = providers.sends.length;
     expect((await post(body)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await untilWebhooksSettled(app);
     expect(providers.sends.length).toBe(before);
   });
 

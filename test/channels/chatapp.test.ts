@@ -8,6 +8,7 @@ import {
   conversationsOn,
   metaJson,
   metaSignature,
+  untilWebhooksSettled,
 } from "../helpers/channels.js";
 
 // The chat-app channel (WhatsApp Cloud API), with the test vector of ../shared/providers/whatsapp.md.
@@ -139,10 +140,7 @@ describe("chat-app messages (POST)", () => {
     expect((await post(body)).status).toBe(200);
     // Both deliveries at once, as a provider retrying a slow acknowledgement does.
     await Promise.all([post(body), post(body)]);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    await vi.waitFor(async () =>
-      expect(await app.services.jobs.depth()).not.toContainEqual(expect.objectContaining({ status: "pending" })),
-    );
+    await untilWebhooksSettled(app);
     expect(providers.sends.length).toBe(before + 1);
     const customerMessages = await app.services.db.prisma.message.count({
       where: { tenantId, role: "customer", providerMessageId: { endsWith: ":wamid.DUP1" } },

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { chatappMessageEvent, configureChannel, metaSignature } from "../helpers/channels.js";
+import { chatappTextDelivery, configureChannel, metaSignature } from "../helpers/channels.js";
 
 // Channel accounts cannot be probed or squatted: saving a channel claims a provider account without
 // saying whether another tenant claims it, and a delivery goes only to the claim whose credentials
@@ -9,20 +9,6 @@ const path = "/api/channels/chatapp";
 const ownerSecret = "owner-app-secret-0001";
 const squatterSecret = "squatter-app-secret-0002";
 const account = "200000000000777";
-let messageId = 0;
-
-function delivery(phoneNumberId: string): { body: string; id: string } {
-  const id = `wamid.CLAIM${++messageId}`;
-  const body = chatappMessageEvent(phoneNumberId, {
-    from: "15551234567",
-    id,
-    timestamp: "1700000000",
-    type: "text",
-    text: { body: "Hello" },
-  });
-  return { body, id };
-}
-
 let app: TestApp;
 let owner: { apiKey: string; tenantId: string };
 let squatter: { apiKey: string; tenantId: string };
@@ -36,7 +22,7 @@ const credentials = (phoneNumberId: string, appSecret: string) => ({
 
 /** Posts a delivery for the account signed with the secret; answers the status and the tenants its jobs went to. */
 async function deliver(phoneNumberId: string, secret: string) {
-  const { body, id } = delivery(phoneNumberId);
+  const { body, id } = chatappTextDelivery(phoneNumberId);
   const res = await app.request(path, {
     body,
     headers: { "content-type": "application/json", "x-hub-signature-256": metaSignature(body, secret) },

@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { microblog } from "../../src/channels/microblog.js";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { configureChannel, conversationMessages, conversationOf, inboundJobs, settledReply } from "../helpers/channels.js";
+import {
+  configureChannel,
+  conversationMessages,
+  conversationOf,
+  inboundJobs,
+  settledReply,
+  untilWebhooksSettled,
+} from "../helpers/channels.js";
 
 // Short-post social direct messages (X Account Activity API), with the test vectors of
 // ../shared/providers/x-account-activity.md.
@@ -190,7 +197,7 @@ describe("microblog direct messages (POST)", () => {
     await providers.nextSend(() => post(body));
     const before = providers.sends.length;
     expect((await post(body)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await untilWebhooksSettled(app);
     expect(providers.sends.length).toBe(before);
   });
 

@@ -11,6 +11,7 @@ import {
   metaJson,
   metaSignature,
   settledReply,
+  untilWebhooksSettled,
 } from "../helpers/channels.js";
 
 // Page messaging and photo-sharing DMs on the shared social webhook, with the test vectors of
@@ -208,7 +209,7 @@ describe("the social webhook", () => {
     await providers.nextSend(() => post(body));
     const before = providers.sends.length;
     expect((await post(body)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await untilWebhooksSettled(app);
     expect(providers.sends.length).toBe(before);
   });
 

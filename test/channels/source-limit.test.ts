@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiResponse, startTestApp, type TestApp } from "../helpers/app.js";
-import { chatappMessageEvent, configureChannel, inboundJobs, metaSignature } from "../helpers/channels.js";
+import { chatappTextDelivery, configureChannel, inboundJobs, metaSignature } from "../helpers/channels.js";
 
 // Webhook floods are limited per client address: failures (bad signature or token, malformed body, an
 // account nobody configured) from one address end in 429, while a provider's valid deliveries from
@@ -12,19 +12,7 @@ const appSecret = "source-limit-app-secret";
 const account = "200000000000555";
 
 const freshIp = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
-let messageId = 0;
-
-function delivery(phoneNumberId = account) {
-  const id = `wamid.SOURCE${++messageId}`;
-  const body = chatappMessageEvent(phoneNumberId, {
-    from: "15551234567",
-    id,
-    timestamp: "1700000000",
-    type: "text",
-    text: { body: "Hi" },
-  });
-  return { body, id };
-}
+const delivery = (phoneNumberId = account) => chatappTextDelivery(phoneNumberId, "Hi");
 
 let app: TestApp;
 

@@ -4,7 +4,14 @@ import type { WebhookRequest } from "../../src/channels/adapter.js";
 import { teamchat, toMrkdwn, verifySlackSignature } from "../../src/channels/teamchat.js";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { configureChannel, conversationMessages, conversationOf, inboundJobs, settledReply } from "../helpers/channels.js";
+import {
+  configureChannel,
+  conversationMessages,
+  conversationOf,
+  inboundJobs,
+  settledReply,
+  untilWebhooksSettled,
+} from "../helpers/channels.js";
 
 // Team chat (Slack Events API), with the test vectors of ../shared/providers/slack.md.
 const path = "/api/v1/channels/teamchat/webhook";
@@ -142,7 +149,7 @@ describe("team chat webhook", () => {
     await providers.nextSend(() => post(asMessage));
     const before = providers.sends.length;
     expect((await post(asMention)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await untilWebhooksSettled(app);
     expect(providers.sends.length).toBe(before);
   });
 
@@ -184,7 +191,7 @@ describe("team chat webhook", () => {
     expect((await post(body, { ...signed(body), "x-slack-retry-num": "1", "x-slack-retry-reason": "http_timeout" })).status).toBe(
       200,
     );
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await untilWebhooksSettled(app);
     expect(providers.sends.length).toBe(before);
   });
 

@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadSecretsKey, SecretBox } from "../../src/db/encryption.js";
+import { testTempDir } from "../helpers/temp.js";
 
-const dir = mkdtempSync(path.join(tmpdir(), "parley-keys-"));
+const dir = testTempDir("parley-keys");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("secrets at rest", () => {

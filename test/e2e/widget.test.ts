@@ -1,7 +1,6 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,6 +8,7 @@ import { newId } from "../../src/db/ids.js";
 import { deliverReply } from "../../src/pipeline/deliver.js";
 import type { Services } from "../../src/services.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
+import { testTempDir } from "../helpers/temp.js";
 
 // The widget in a real browser (Debian's Chromium driven by playwright-core): a bank's page on another origin
 // embeds it with the script tag, as a tenant would.
@@ -126,7 +126,7 @@ beforeAll(async () => {
   });
   expect(channel.status).toBe(201);
   token = (await app.request("/api/widget/tokens", { key: tenant.apiKey, body: {} })).body.token;
-  profile = mkdtempSync(path.join(tmpdir(), "parley-chromium-"));
+  profile = testTempDir("parley-chromium");
   browser = await chromium.launchPersistentContext(profile, {
     executablePath: chromiumPath,
     headless: true,

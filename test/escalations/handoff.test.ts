@@ -94,8 +94,9 @@ describe("hand-off on the widget", () => {
         Number(((await redis.pubsub("NUMSUB", `conversation:message:${conversationId}`)) as [string, number])[1]);
       await expect.poll(subscribers).toBeGreaterThan(0);
     }
+    // The AI is silent while the visitor waits: the reply says the team has the message (once per wait).
     const waiting = await send("Are you there?");
-    expect(waiting.body).toMatchObject({ response: "", messageId: null });
+    expect(waiting.body).toMatchObject({ handledBy: "team", response: expect.stringContaining("with our team") });
     const told = await inbox.next((e) => e.type === "message" && e.conversationId === conversationId);
     expect(told.message).toMatchObject({ role: "customer", content: "Are you there?" });
 

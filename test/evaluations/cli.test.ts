@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { runScript } from "../helpers/process.js";
+import { testTempDir } from "../helpers/temp.js";
 
 let app: TestApp;
 let bank: { tenantId: string; apiKey: string };
@@ -67,7 +67,7 @@ describe("npm run eval", () => {
   it.runIf(!process.env.DATABASE_URL)(
     "refuses --tenant while a service holds the embedded database, and points to --url and --key",
     async () => {
-      const dataDir = mkdtempSync(path.join(tmpdir(), "parley-eval-"));
+      const dataDir = testTempDir("parley-eval");
       try {
         // The lock a running service leaves beside its embedded database, held by a live process: this one.
         writeFileSync(path.join(dataDir, "pglite.lock"), String(process.pid));

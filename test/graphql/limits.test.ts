@@ -4,6 +4,7 @@ import { maxDepthRule } from "@escape.tech/graphql-armor-max-depth";
 import { maxDirectivesRule } from "@escape.tech/graphql-armor-max-directives";
 import { type DocumentNode, Kind, Lexer, parse, Source, TokenKind, type ValidationRule, validate } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.js";
 import { operationCost } from "../../src/graphql/cost.js";
 import { operationLimits } from "../../src/graphql/limits.js";
 import { schema } from "../../src/graphql/schema/index.js";
@@ -110,7 +111,43 @@ describe("operation limits", () => {
   });
 });
 
+describe("the operator's settings", () => {
+  it("replace the limits: an instance set tighter refuses what the defaults allow, and still serves its REST routes", async () => {
+    const strict = await startTestApp({ GRAPHQL_MAX_DEPTH: "7", GRAPHQL_MAX_ALIASES: "2", GRAPHQL_MAX_DIRECTIVES: "1" });
+    try {
+      const bank = await strict.tenant("Strict Bank");
+      const ask = async (document: string) => {
+        const res = await strict.request("/graphql", { key: bank.apiKey, body: { query: document } });
+        return { status: res.status, body: res.body };
+      };
+      expectRefused(await ask(aliased(3, "tenant { id }")), /Aliases limit of 2 exceeded, found 3/);
+      expectRefused(await ask(nested(3)), /depth limit of 7 exceeded/);
+      expectRefused(await ask("{ tenant { id @include(if: true) @skip(if: false) } }"), /Directives limit of 1 exceeded/);
+      expect((await ask(aliased(2, "tenant { id }"))).status).toBe(200);
+      expect((await strict.request("/api/conversations", { key: bank.apiKey })).status).toBe(200);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it("may not go below what the service's own operations need", () => {
+    expect(() => loadConfig({ GRAPHQL_MAX_DEPTH: "6" })).toThrow(/GRAPHQL_MAX_DEPTH/);
+    expect(() => loadConfig({ GRAPHQL_MAX_COST: "5000" })).toThrow(/GRAPHQL_MAX_COST/);
+    expect(operationLimits(loadConfig({}))).toEqual({ tokens: 2_000, depth: 10, aliases: 20, directives: 20, cost: 10_000 });
+  });
+});
+
 describe("the service's own operations", () => {
+  // The least an operator may set (config.ts): the service must still work there.
+  const least = operationLimits(
+    loadConfig({
+      GRAPHQL_MAX_TOKENS: "1000",
+      GRAPHQL_MAX_DEPTH: "7",
+      GRAPHQL_MAX_ALIASES: "0",
+      GRAPHQL_MAX_DIRECTIVES: "0",
+      GRAPHQL_MAX_COST: "6000",
+    }),
+  );
   const files = ["src/rest/operations", "test/operations", "dashboard/operations"].flatMap((dir) =>
     readdirSync(dir).map((file) => `${dir}/${file}`),
   );
@@ -118,24 +155,24 @@ describe("the service's own operations", () => {
   const fragments = documents.flatMap((d) => d.definitions.filter((def) => def.kind === Kind.FRAGMENT_DEFINITION));
   const operations = documents.flatMap((d) => d.definitions.filter((def) => def.kind === Kind.OPERATION_DEFINITION));
 
-  it("fit the limits with room to spare, at the largest page size", () => {
+  it("fit the smallest limits an operator may set, at the largest page size", () => {
     expect(operations.length).toBeGreaterThan(50);
     const rules = [
-      maxDepthRule({ n: operationLimits.depth }),
-      maxAliasesRule({ n: operationLimits.aliases }),
-      maxDirectivesRule({ n: operationLimits.directives }),
+      maxDepthRule({ n: least.depth }),
+      maxAliasesRule({ n: least.aliases }),
+      maxDirectivesRule({ n: least.directives }),
     ] as ValidationRule[];
     for (const operation of operations) {
       const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [operation, ...fragments] };
       expect(validate(schema, document, rules)).toEqual([]);
       const variables = { limit: 100, topK: 50 };
-      expect(operationCost(schema, document, operation.name?.value, variables)).toBeLessThanOrEqual(operationLimits.cost * 0.6);
+      expect(operationCost(schema, document, operation.name?.value, variables)).toBeLessThanOrEqual(least.cost);
     }
     for (const file of files) {
       const lexer = new Lexer(new Source(readFileSync(file, "utf8")));
       let tokens = 0;
       while (lexer.advance().kind !== TokenKind.EOF) tokens++;
-      expect(tokens, file).toBeLessThan(operationLimits.tokens / 2);
+      expect(tokens, file).toBeLessThanOrEqual(least.tokens);
     }
   });
 });

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
 import { print } from "graphql";
 import { createClient } from "graphql-sse";
@@ -64,9 +63,43 @@ export interface Feed<T> {
 
 export type InboxFeed = Feed<InboxEvent>;
 
+const inProcessSubscriptions = new WeakMap<TestApp, Map<string, number>>();
+
 /**
- * A subscription over graphql-sse as `token`, live once this resolves: through Redis once the server counts a
- * subscriber of `topic` (the tenant's), in-process once the stream has opened.
+ * How many subscriptions of each topic (`<topic>:<id>`) an instance's bus has listened for: the bus adds a
+ * subscription's listener on its first pull, which is where it is counted.
+ */
+function inProcessSubscriptionCounts(app: TestApp): Map<string, number> {
+  const known = inProcessSubscriptions.get(app);
+  if (known) return known;
+  const counts = new Map<string, number>();
+  inProcessSubscriptions.set(app, counts);
+  const { pubsub } = app.services.realtime;
+  const subscribe = pubsub.subscribe.bind(pubsub) as (...args: unknown[]) => AsyncIterableIterator<unknown>;
+  pubsub.subscribe = ((...args: unknown[]) => {
+    const subscription = subscribe(...args);
+    const topic = args.length > 1 ? `${args[0]}:${args[1]}` : String(args[0]);
+    let pulled = false;
+    // The same iterator, counted on its first pull; callers use it as an iterable and as an iterator alike.
+    const counted: AsyncIterableIterator<unknown> = {
+      next() {
+        if (!pulled) counts.set(topic, (counts.get(topic) ?? 0) + 1);
+        pulled = true;
+        return subscription.next();
+      },
+      return: (value?: unknown) => subscription.return?.(value) ?? Promise.resolve({ done: true as const, value }),
+      [Symbol.asyncIterator]() {
+        return counted;
+      },
+    };
+    return counted;
+  }) as typeof pubsub.subscribe;
+  return counts;
+}
+
+/**
+ * A subscription over graphql-sse as `token`, live once this resolves: once the instance's bus listens for it, and
+ * with Redis once the instance has subscribed to the topic there (once, for all its subscribers).
  */
 export async function openFeed<TResult, TVariables, T>(
   app: TestApp,
@@ -75,8 +108,8 @@ export async function openFeed<TResult, TVariables, T>(
   pick: (data: TResult) => T,
 ): Promise<Feed<T>> {
   const redis = app.services.redis;
-  const subscribers = async () => (redis ? Number(((await redis.pubsub("NUMSUB", request.topic)) as [string, number])[1]) : 0);
-  const before = await subscribers();
+  const listening = inProcessSubscriptionCounts(app);
+  const before = listening.get(request.topic) ?? 0;
   const client = createClient({ url: `${app.url}/graphql`, headers: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
   const events: T[] = [];
   let connected!: () => void;
@@ -93,11 +126,11 @@ export async function openFeed<TResult, TVariables, T>(
   })();
   done.catch(() => undefined);
   await opened;
-  // An instance subscribes to a Redis topic once, for all its subscribers: a second one is live once it has opened.
-  if (redis && before === 0) {
-    await expect.poll(subscribers).toBeGreaterThan(before);
-  } else {
-    await sleep(50);
+  await expect.poll(() => listening.get(request.topic) ?? 0).toBeGreaterThan(before);
+  if (redis) {
+    await expect
+      .poll(async () => Number(((await redis.pubsub("NUMSUB", request.topic)) as [string, number])[1]))
+      .toBeGreaterThan(0);
   }
   return {
     events,

@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
 import { print } from "graphql";
 import type { DestinationStream } from "pino";
@@ -15,6 +13,7 @@ import { createLogger } from "../../src/logger.js";
 import { closeServices, createServices, type Services } from "../../src/services.js";
 import { createTenant } from "../../src/tenants/create-tenant.js";
 import { createTestDatabase, type TestDatabase } from "./database.js";
+import { testTempDir } from "./temp.js";
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -62,10 +61,8 @@ export interface TestAppOptions {
   logDestination?: DestinationStream;
 }
 
-export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
-  if (options.database && !options.database.url) throw new Error("only a PostgreSQL test database can be shared");
-  const database = options.database ?? (await createTestDatabase());
-  const dataDir = mkdtempSync(path.join(tmpdir(), "parley-test-"));
+/** The service on an ephemeral port; closes what it opened when it cannot get that far. */
+async function listening(env: Record<string, string>, options: TestAppOptions, database: TestDatabase, dataDir: string) {
   const config = loadConfig({
     ...process.env,
     NODE_ENV: "test",
@@ -87,9 +84,29 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
       options.logDestination,
     ),
   });
-  const server = createApp(services).listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const server = createApp(services).listen(0, "127.0.0.1");
+    await new Promise((resolve, reject) => server.once("listening", resolve).once("error", reject));
+    return { services, server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  } catch (err) {
+    await closeServices(services);
+    throw err;
+  }
+}
+
+export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+  if (options.database && !options.database.url) throw new Error("only a PostgreSQL test database can be shared");
+  const database = options.database ?? (await createTestDatabase());
+  const dataDir = testTempDir("parley-test");
+  const discard = async () => {
+    if (!options.database) await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  // Nothing is left behind when the app cannot start either: the caller gets no close() to call.
+  const { services, server, url } = await listening(env, options, database, dataDir).catch(async (err: unknown) => {
+    await discard().catch(() => undefined);
+    throw err;
+  });
 
   const workers: Worker[] = [];
 
@@ -137,12 +154,16 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
       return worker;
     },
     async close() {
-      await Promise.all(workers.map((w) => w.stop()));
-      await new Promise((resolve) => server.close(resolve));
-      server.closeAllConnections();
-      await closeServices(services);
-      if (!options.database) await database.drop();
-      rmSync(dataDir, { recursive: true, force: true });
+      try {
+        await Promise.all(workers.map((w) => w.stop()));
+        const closed = new Promise((resolve) => server.close(resolve));
+        // Open streams (a test that failed mid-way leaves its SSE clients connected) would hold close() up for ever.
+        server.closeAllConnections();
+        await closed;
+        await closeServices(services);
+      } finally {
+        await discard();
+      }
     },
   };
 }

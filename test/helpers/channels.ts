@@ -1,5 +1,7 @@
 import { createHmac } from "node:crypto";
 import { expect, vi } from "vitest";
+import { inboundQueue } from "../../src/channels/inbound-job.js";
+import { sendQueue } from "../../src/pipeline/deliver.js";
 import type { TestApp } from "./app.js";
 
 /** Configures a channel through the REST API, as a tenant does in the dashboard; returns its record. */
@@ -47,6 +49,17 @@ export function chatappMessageEvent(phoneNumberId: string, message: Record<strin
       },
     ],
   });
+}
+
+let chatappMessages = 0;
+
+/** A chat-app webhook body with one text message under a message id of its own, and that id. */
+export function chatappTextDelivery(phoneNumberId: string, text = "Hello", from = "15551234567"): { body: string; id: string } {
+  const id = `wamid.TEST${++chatappMessages}`;
+  return {
+    body: chatappMessageEvent(phoneNumberId, { from, id, timestamp: "1700000000", type: "text", text: { body: text } }),
+    id,
+  };
 }
 
 /** The messages of a conversation through the REST API, oldest first. */
@@ -106,6 +119,26 @@ export async function settledReply(app: TestApp, key: string, conversationId: st
 /** How many inbound jobs the webhook stored for a provider message id: 0 when it was refused or ignored. */
 export function inboundJobs(app: TestApp, providerMessageId: string | number) {
   return app.services.db.prisma.job.count({
-    where: { queue: "channel.inbound", dedupeKey: { endsWith: `:${providerMessageId}` } },
+    where: { queue: inboundQueue, dedupeKey: { endsWith: `:${providerMessageId}` } },
   });
+}
+
+/**
+ * Waits until every webhook acknowledged so far has had all its effects: no inbound or send job is running
+ * or due. A redelivery's second reply, if there were one, would have been sent by then; checking the
+ * provider's sends after this needs no waiting window.
+ */
+export async function untilWebhooksSettled(app: TestApp): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      const busy = await app.services.db.prisma.job.count({
+        where: {
+          queue: { in: [inboundQueue, sendQueue] },
+          OR: [{ status: "running" }, { status: "pending", runAt: { lte: new Date() } }],
+        },
+      });
+      expect(busy).toBe(0);
+    },
+    { interval: 50 },
+  );
 }

@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { openDatabase } from "../../src/db/client.js";
@@ -7,13 +6,14 @@ import { startFakeOpenAI } from "../fakes/openai-server.js";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.js";
 import { freePort, runScript, type Spawned, whenServing } from "../helpers/process.js";
+import { testTempDir } from "../helpers/temp.js";
 
 // Real service processes killed with SIGKILL in the middle of a webhook storm: every customer message the
 // service acknowledged with 2xx must get exactly one reply, sent exactly once to the provider. On PGlite one
 // process is killed and restarted on its data directory; on PostgreSQL one of two instances sharing the
 // database is killed while the other goes on, then restarted.
 
-const dataDir = mkdtempSync(path.join(tmpdir(), "parley-crash-"));
+const dataDir = testTempDir("parley-crash");
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const messages = 40;

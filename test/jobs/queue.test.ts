@@ -4,6 +4,7 @@ import { backoff, type JobQueue, PermanentJobError, RetryLater, retryDelayMs } f
 import { Worker } from "../../src/jobs/worker.js";
 import { JobsDocument, RetryJobDocument } from "../generated.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
+import { untilDatabaseClockPasses, untilLeaseRunsOut } from "../helpers/jobs.js";
 
 let app: TestApp;
 let jobs: JobQueue;
@@ -15,8 +16,6 @@ beforeAll(async () => {
   tenant = await app.tenant("Jobs Bank");
 });
 afterAll(() => app?.close());
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let queues = 0;
 /** Each test works on its own queue, so claims never see another test's jobs. */
@@ -165,12 +164,21 @@ describe("claim", () => {
   it("takes back a job whose worker died once its lease has expired, and ignores the dead worker's late report", async () => {
     const queue = freshQueue();
     const id = await jobs.enqueue({ queue });
-    await claimOne(queue, "crashed-worker", 200);
-    expect(await jobs.claim("rescuer", [queue], 30_000)).toBeNull();
+    await claimOne(queue, "crashed-worker", 1_000);
+    const { lockedUntil } = await jobRow(id);
 
-    await sleep(250);
-    const retaken = await claimOne(queue, "rescuer");
+    // The rescuer keeps trying, as an idle worker polls; it gets the job only once the lease has run out.
+    const retaken = await vi.waitFor(
+      async () => {
+        const job = await jobs.claim("rescuer", [queue], 30_000);
+        expect(job).not.toBeNull();
+        return job!;
+      },
+      { interval: 20 },
+    );
     expect(retaken).toMatchObject({ id, attempts: 2 });
+    // A claim stamps updated_at with the clock it judged the lease by.
+    expect((await jobRow(id)).updatedAt.getTime()).toBeGreaterThanOrEqual(lockedUntil!.getTime());
 
     await jobs.complete(id, "crashed-worker");
     expect(await jobs.fail(retaken, "crashed-worker", new Error("too late"))).toBe("retry");
@@ -184,9 +192,10 @@ describe("claim", () => {
     const queue = freshQueue();
     const id = await jobs.enqueue({ queue });
     await claimOne(queue, "busy-worker", 200);
-    expect(await jobs.extendLease(id, "busy-worker", 5_000)).toBe(true);
-    expect(await jobs.extendLease(id, "someone-else", 5_000)).toBe(false);
-    await sleep(250);
+    const { lockedUntil: firstLease } = await jobRow(id);
+    expect(await jobs.extendLease(id, "busy-worker", 60_000)).toBe(true);
+    expect(await jobs.extendLease(id, "someone-else", 60_000)).toBe(false);
+    await untilDatabaseClockPasses(app.services, firstLease!);
     expect(await jobs.claim("rescuer", [queue], 30_000)).toBeNull();
   });
 
@@ -194,7 +203,7 @@ describe("claim", () => {
     const queue = freshQueue();
     const id = await jobs.enqueue({ queue, maxAttempts: 1, tenantId: tenant.tenantId });
     await claimOne(queue, "crashed-worker", 100);
-    await sleep(150);
+    await untilLeaseRunsOut(app.services, id);
     expect(await jobs.claim("rescuer", [queue], 30_000)).toBeNull();
     const row = await jobRow(id);
     expect(row).toMatchObject({ status: "dead", attempts: 1, lockedBy: null, lockedUntil: null });

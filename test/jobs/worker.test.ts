@@ -4,6 +4,7 @@ import { backoff, RetryLater } from "../../src/jobs/queue.js";
 import { type JobHandler, Worker, type WorkerOptions } from "../../src/jobs/worker.js";
 import { closeServices, createServices, type Services } from "../../src/services.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
+import { claimsSettled, hearAnnouncements, recordClaims, untilDatabaseClockPasses } from "../helpers/jobs.js";
 
 let app: TestApp;
 /**
@@ -28,6 +29,7 @@ afterAll(async () => {
 const workers: Worker[] = [];
 afterEach(async () => {
   await Promise.all(workers.splice(0).map((worker) => worker.stop()));
+  vi.restoreAllMocks();
 });
 
 function startWorker(services: Services, handlers: Record<string, JobHandler>, options: Partial<WorkerOptions>): Worker {
@@ -36,8 +38,6 @@ function startWorker(services: Services, handlers: Record<string, JobHandler>, o
   worker.start();
   return worker;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let queues = 0;
 const freshQueue = () => `worker-queue-${++queues}`;
@@ -68,7 +68,6 @@ describe("Worker", () => {
       (name: string): JobHandler =>
       async (job) => {
         runs.set(job.id, [...(runs.get(job.id) ?? []), name]);
-        await sleep(Math.random() * 3);
       };
     const ids: string[] = [];
     for (let n = 0; n < 200; n++) ids.push(await app.services.jobs.enqueue({ queue, payload: { n } }));
@@ -92,6 +91,7 @@ describe("Worker", () => {
     const held = gate();
     let inFlight = 0;
     let most = 0;
+    const claims = recordClaims(app.services.jobs);
     startWorker(
       app.services,
       {
@@ -104,8 +104,11 @@ describe("Worker", () => {
       { concurrency: 3 },
     );
     const ids = await Promise.all(Array.from({ length: 7 }, () => app.services.jobs.enqueue({ queue })));
-    await vi.waitFor(() => expect(inFlight).toBe(3), { timeout: 5_000, interval: 10 });
-    await sleep(100);
+    await vi.waitFor(() => expect(inFlight).toBe(3), { interval: 10 });
+    // A worker over its limit would claim again as soon as the third job started; every claim it made has
+    // now returned, and three of them took a job.
+    await claimsSettled(claims);
+    expect(claims.filter((claim) => claim.outcome !== null)).toHaveLength(3);
     expect(inFlight).toBe(3);
     expect(await app.services.db.prisma.job.count({ where: { queue, status: "running" } })).toBe(3);
     held.open();
@@ -145,33 +148,50 @@ describe("Worker", () => {
     const queue = freshQueue();
     const id = await app.services.jobs.enqueue({ queue });
     // The dying worker: claims with a short lease, then never heartbeats, completes or fails.
-    const claimed = await app.services.jobs.claim("worker-that-dies", [queue], 500);
+    const claimed = await app.services.jobs.claim("worker-that-dies", [queue], 1_000);
     expect(claimed).toMatchObject({ id, attempts: 1 });
+    const { lockedUntil } = await jobRow(id);
 
-    const runs: number[] = [];
-    startWorker(secondInstance, { [queue]: async (job) => void runs.push(job.attempts) }, { concurrency: 2 });
-    await sleep(150);
-    expect(runs).toEqual([]);
+    const runs: Array<{ attempts: number; claimedAt: Date }> = [];
+    startWorker(
+      secondInstance,
+      // A claim stamps updated_at with the database's clock; heartbeats do not touch it.
+      { [queue]: async (job) => void runs.push({ attempts: job.attempts, claimedAt: (await jobRow(job.id)).updatedAt }) },
+      { concurrency: 2 },
+    );
 
-    await untilStatus([id], "completed", 5_000);
-    expect(runs).toEqual([2]);
+    await untilStatus([id], "completed");
+    expect(runs).toEqual([{ attempts: 2, claimedAt: expect.any(Date) }]);
+    // Taken over only once the lease had run out, although the new worker polled for it all along.
+    expect(runs[0]!.claimedAt.getTime()).toBeGreaterThanOrEqual(lockedUntil!.getTime());
     expect(await jobRow(id)).toMatchObject({ status: "completed", attempts: 2, lockedBy: null });
   });
 
   it("keeps the lease of a job that runs longer than leaseMs by heartbeating, so no other worker takes it", async () => {
     const queue = freshQueue();
     const runs: string[] = [];
+    const claims = recordClaims(app.services.jobs, secondInstance.jobs);
+    // Runs until its first lease has run out by the database's clock and a claim made since has found
+    // nothing to take: without heartbeats, that claim would have taken this job.
     const slow =
       (name: string): JobHandler =>
-      async () => {
+      async (job) => {
         runs.push(name);
-        await sleep(1_200);
+        const { lockedUntil } = await jobRow(job.id);
+        await untilDatabaseClockPasses(app.services, lockedUntil!);
+        await vi.waitFor(
+          () =>
+            expect(
+              claims.some((c) => c.queues.includes(queue) && c.startedAt > lockedUntil!.getTime() && c.outcome === null),
+            ).toBe(true),
+          { interval: 20 },
+        );
       };
     const options = { concurrency: 2, leaseMs: 400 };
     startWorker(app.services, { [queue]: slow("first") }, options);
     startWorker(secondInstance, { [queue]: slow("second") }, options);
     const id = await app.services.jobs.enqueue({ queue });
-    await untilStatus([id], "completed", 5_000);
+    await untilStatus([id], "completed", 30_000);
     expect(runs).toHaveLength(1);
     expect((await jobRow(id)).attempts).toBe(1);
   });
@@ -229,6 +249,7 @@ describe("Worker", () => {
     it("gives up after maxAttempts and leaves the job in the dead letters with its last error", async () => {
       const queue = freshQueue();
       let runs = 0;
+      const claims = recordClaims(app.services.jobs);
       startWorker(
         app.services,
         {
@@ -241,7 +262,10 @@ describe("Worker", () => {
       );
       const id = await app.services.jobs.enqueue({ queue, maxAttempts: 3 });
       await untilStatus([id], "dead", 5_000);
-      await sleep(100);
+      // The worker's next claims, which would run it a fourth time if a dead job could be claimed.
+      const claimsSoFar = claims.length;
+      await vi.waitFor(() => expect(claims.length).toBeGreaterThan(claimsSoFar + 1), { interval: 20 });
+      await claimsSettled(claims);
       expect(runs).toBe(3);
       expect(await jobRow(id)).toMatchObject({ status: "dead", attempts: 3, lastError: "still down (attempt 3)" });
     });
@@ -249,13 +273,19 @@ describe("Worker", () => {
 
   it("wakes up when a job is enqueued instead of waiting for its next poll", async () => {
     const queue = freshQueue();
-    startWorker(secondInstance, { [queue]: async () => undefined }, { concurrency: 1, pollMs: 20_000 });
-    // Lets the worker finish its first, empty claim and subscribe before the announcement.
-    await sleep(300);
-    const enqueued = performance.now();
+    const claims = recordClaims(secondInstance.jobs);
+    // A poll far longer than the test may take: every claim after the first comes from an announcement.
+    startWorker(secondInstance, { [queue]: async () => undefined }, { concurrency: 1, pollMs: 600_000 });
+    // Announcements from the enqueueing instance reach the worker once a bare one makes it claim again.
+    await vi.waitFor(
+      () => {
+        app.services.jobs.announce(queue);
+        expect(claims.length).toBeGreaterThan(1);
+      },
+      { interval: 50 },
+    );
     const id = await app.services.jobs.enqueue({ queue });
-    await untilStatus([id], "completed", 3_000);
-    expect(performance.now() - enqueued).toBeLessThan(2_000);
+    await untilStatus([id], "completed", 30_000);
   });
 
   it("stops gracefully: stop() waits for the jobs in hand to finish and claims nothing new", async () => {
@@ -263,30 +293,35 @@ describe("Worker", () => {
     const held = gate();
     const started: string[] = [];
     const finished: string[] = [];
+    const claims = recordClaims(app.services.jobs);
     const worker = startWorker(
       app.services,
       {
         [queue]: async (job) => {
           started.push(job.id);
           await held.opened;
-          await sleep(20);
           finished.push(job.id);
         },
       },
-      { concurrency: 3, pollMs: 60_000 },
+      { concurrency: 3, pollMs: 600_000 },
     );
     const inHand = [await app.services.jobs.enqueue({ queue }), await app.services.jobs.enqueue({ queue })];
-    await vi.waitFor(() => expect(started).toHaveLength(2), { timeout: 5_000, interval: 10 });
-    // Lets the worker's next, empty claim finish, so that stop() finds it idle rather than mid-claim.
-    await sleep(50);
+    await vi.waitFor(() => expect(started).toHaveLength(2), { interval: 10 });
+    // The claim the free slot makes next has found nothing: stop() finds the worker idle rather than mid-claim.
+    await vi.waitFor(() => expect(claims.at(-1)?.outcome).toBeNull(), { interval: 10 });
+    const announcements = await hearAnnouncements(app.services);
 
     let stopped = false;
     const stopping = worker.stop().then(() => {
       stopped = true;
     });
-    // A free slot and a due job while stopping: it must stay in the queue for the next worker.
+    const claimsBeforeStop = claims.length;
+    // A free slot and a due job while stopping: it must stay in the queue for the next worker. Once its
+    // announcement is heard here, the worker would have heard it too, had it still been listening.
     const later = await app.services.jobs.enqueue({ queue });
-    await sleep(150);
+    await vi.waitFor(() => expect(announcements.heard).toContain(queue), { interval: 10 });
+    await claimsSettled(claims);
+    expect(claims).toHaveLength(claimsBeforeStop);
     expect(stopped).toBe(false);
     expect(finished).toEqual([]);
 
@@ -295,8 +330,11 @@ describe("Worker", () => {
     expect(finished.sort()).toEqual([...inHand].sort());
     await untilStatus(inHand, "completed", 1_000);
 
+    announcements.heard.length = 0;
     await app.services.jobs.enqueue({ queue });
-    await sleep(150);
+    await vi.waitFor(() => expect(announcements.heard).toContain(queue), { interval: 10 });
+    announcements.stop();
+    expect(claims).toHaveLength(claimsBeforeStop);
     expect(started.sort()).toEqual([...inHand].sort());
     expect(await jobRow(later)).toMatchObject({ status: "pending", attempts: 0 });
   });

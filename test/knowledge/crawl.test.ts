@@ -1,7 +1,6 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Egress } from "../../src/http/egress.js";
 import {
@@ -130,10 +129,8 @@ class FixtureSite {
       for (let part = 0; part < 50; part++) res.write(`<p>${lorem("tariffs").repeat(10)}</p>`);
       res.end();
     },
-    "/slow": async (res) => {
-      await sleep(1500);
-      html(res, page("Slow", lorem("patience")));
-    },
+    // Never answers: a crawl that reads it ends only by giving up on it.
+    "/slow": () => undefined,
     "/robots.txt": (res) => {
       res.writeHead(200, { "content-type": "text/plain" });
       res.end(`User-agent: *\nDisallow: /private/\n\nSitemap: ${this.origin}/robots-sitemap.xml\n`);
@@ -335,10 +332,8 @@ describe("crawlSite on a local fixture site", () => {
   });
 
   it("stops when its time budget is spent, even in the middle of a request", async () => {
-    const started = performance.now();
     const { report } = await crawl(site, { timeBudgetMs: 300 }, "/slow");
     expect(report).toMatchObject({ pages: 0, stoppedBecause: "timeBudget", complete: false });
-    expect(performance.now() - started).toBeLessThan(1200);
   });
 
   it("gives up on a request that takes longer than requestTimeoutMs", async () => {

@@ -2,8 +2,9 @@ import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodedSize } from "../../src/knowledge/pdf-streams.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { flateBombPdf, gzipHtmlBomb, slowPdf } from "./bombs.js";
+import { flateBombPdf, gzipHtmlBomb, jpegPdf, slowPdf, unstorableTextPdf } from "./bombs.js";
 import { pdfForm, waitForSource } from "./knowledge-api.js";
 
 // Hostile documents through the real surface: each ends as a failed source with its reason, and the
@@ -52,6 +53,32 @@ describe("untrusted documents", { timeout: 120_000 }, () => {
     );
   });
 
+  it("fails a deflate bomb whose filter no scan of the file sees (named through a compressed object)", async () => {
+    const pdf = await flateBombPdf(128, { hideFilter: true });
+    // The scan of the file's bytes that runs before pdf.js takes the stream for an undecoded one.
+    expect(await decodedSize(pdf, 64 * 1024 * 1024)).toBeLessThan(64 * 1024 * 1024);
+    const failed = await waitForSource(app, await upload(pdf, "hidden.pdf"), bank.apiKey);
+    expect(failed).toMatchObject({ status: "failed", chunks: 0 });
+    expect(failed.error).toBe(
+      "The PDF decompresses to more than 64 MiB, the most this service reads; it may be a decompression bomb.",
+    );
+  });
+
+  it("fails a PDF that makes its reader decode a JPEG beyond the cap (a form drawn from an 8000 × 8000 image), answering /healthz meanwhile", async () => {
+    const id = await upload(await jpegPdf(8_000, 8_000, "form"), "card-fees.pdf");
+    expect(await Promise.all(Array.from({ length: 5 }, healthz))).toEqual([200, 200, 200, 200, 200]);
+    const failed = await waitForSource(app, id, bank.apiKey);
+    expect(failed).toMatchObject({ status: "failed", chunks: 0 });
+    expect(failed.error).toBe(
+      "The PDF decompresses to more than 64 MiB, the most this service reads; it may be a decompression bomb.",
+    );
+  });
+
+  it("reads the text of a PDF whose image is as large (images are never decoded to read text)", async () => {
+    const id = await upload(await jpegPdf(8_000, 8_000, "image"), "card-brochure.pdf");
+    expect(await waitForSource(app, id, bank.apiKey)).toMatchObject({ status: "ready", error: null, chunks: 1 });
+  });
+
   it("keeps answering /healthz while a slow PDF is read, then fails it when its time is up", async () => {
     const id = await upload(await slowPdf(2_000), "slow.pdf");
     let ended = false;
@@ -82,5 +109,17 @@ describe("untrusted documents", { timeout: 120_000 }, () => {
     expect(failed).toMatchObject({ status: "failed", pages: 0 });
     expect(failed.error).toBe(`No page could be read from ${bombSiteUrl}: larger than 5120 KiB`);
     expect(await healthz()).toBe(200);
+  });
+
+  it("indexes a PDF whose text and title hold NULs and lone surrogates, cleaned as PostgreSQL can store them", async () => {
+    const id = await upload(await unstorableTextPdf(), "fees.pdf");
+    expect(await waitForSource(app, id, bank.apiKey)).toMatchObject({ status: "ready", error: null, chunks: 1 });
+    const search = await app.request("/api/knowledge", { key: bank.apiKey, body: { query: "transfer fees", topK: 1 } });
+    expect(search.status).toBe(200);
+    expect(search.body.results[0]).toMatchObject({
+      source_id: id,
+      title: "Fee guide",
+      text: "Transfer fees: 2 EUR, \uFFFD per transfer.",
+    });
   });
 });

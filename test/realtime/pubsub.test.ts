@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { connect, createServer, type Server, type Socket } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
@@ -61,8 +60,9 @@ describe("in-process bus", () => {
     expect(await first.next).toEqual({ done: false, value: { queue: "crawl" } });
     expect(await second.next).toEqual({ done: false, value: { queue: "crawl" } });
     expect(await here.next).toEqual({ done: false, value: { text: "hello" } });
-    const silence = Symbol("nothing");
-    expect(await Promise.race([elsewhere.next, sleep(50, silence)])).toBe(silence);
+    // conv_a's subscriber heard nothing of conv_b: the first message it gets is one published for it afterwards.
+    pubsub.publish("conversation", "conv_a", { text: "for a" });
+    expect(await elsewhere.next).toEqual({ done: false, value: { text: "for a" } });
     for (const s of [first, second, elsewhere, here]) s.stop();
   });
 });
@@ -113,12 +113,15 @@ describe.runIf(redisUrl)("Redis bus", () => {
     const unhandled = watchUnhandledRejections();
     const target = new URL(redisUrl!);
     const port = await closedPort();
-    const subscriber = bus(`redis://127.0.0.1:${port}`).pubsub;
+    const log: string[] = [];
+    const subscriber = bus(`redis://127.0.0.1:${port}`, log).pubsub;
     const id = randomUUID();
     const received = firstOf(subscriber.subscribe("test", id));
 
-    // Longer than three reconnection attempts, after which a bounded command would have failed.
-    await sleep(1_000);
+    // Until a bounded command (a publish: three reconnection attempts) has failed on the same bus, which a
+    // SUBSCRIBE of the same bounds would have done too.
+    subscriber.publish("test", randomUUID(), { lost: true });
+    await expect.poll(() => log.some((line) => line.includes("realtime Redis command failed"))).toBe(true);
     const sockets = new Set<Socket>();
     const proxy: Server = createServer((client) => {
       const upstream = connect(Number(target.port || 6379), target.hostname);

@@ -45,7 +45,9 @@ describe("POST /api/chat", () => {
   it("answers a question from the knowledge base with the spec's Chat reply and its source", async () => {
     const res = await app.request("/api/chat", { key: bank.apiKey, body: { message: "How do I reset my PIN?" } });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(["conversationId", "messageId", "metadata", "response"]);
+    // The spec's fields, and who handled the message.
+    expect(Object.keys(res.body).sort()).toEqual(["conversationId", "handledBy", "messageId", "metadata", "response"]);
+    expect(res.body.handledBy).toBe("ai");
     expect(res.body.response).toContain("Reset PIN");
     expect(res.body.conversationId).toMatch(/^conv_/);
     expect(res.body.messageId).toMatch(/^msg_/);
@@ -85,12 +87,12 @@ describe("POST /api/chat", () => {
     expect(conversation.body.status).toBe("escalated");
   });
 
-  it("escalates when the customer asks for a human, and the AI stops answering", async () => {
+  it("escalates when the customer asks for a human, and the AI stops answering: the team has the next messages", async () => {
     const res = await app.request("/api/chat", {
       key: bank.apiKey,
       body: { message: "I want to speak to a real person please" },
     });
-    expect(res.body.metadata.agentType).toBe("handoff");
+    expect(res.body).toMatchObject({ handledBy: "team", metadata: { agentType: "handoff" } });
     expect(res.body.response.toLowerCase()).toContain("team");
     const conversation = await app.request(`/api/conversations/${res.body.conversationId}`, { key: bank.apiKey });
     expect(conversation.body.status).toBe("escalated");
@@ -100,11 +102,13 @@ describe("POST /api/chat", () => {
       body: { message: "How do I reset my PIN?", conversationId: res.body.conversationId },
     });
     expect(next.status).toBe(200);
-    expect(next.body).toMatchObject({ response: "", messageId: null, metadata: { agentType: "human" } });
+    // Not the AI's answer: the notice that the message is with the team (test/conversations/waiting.test.ts).
+    expect(next.body).toMatchObject({ handledBy: "team", metadata: { agentType: "human" } });
+    expect(next.body.response).not.toContain("Reset PIN");
 
     const messages = await app.request(`/api/conversations/${res.body.conversationId}/messages`, { key: bank.apiKey });
-    const held = messages.body.messages.at(-1);
-    expect(held).toMatchObject({ role: "customer", content: "How do I reset my PIN?" });
+    const held = messages.body.messages.find((m: { content: string }) => m.content === "How do I reset my PIN?");
+    expect(held).toMatchObject({ role: "customer" });
     expect((await inbox.next).value).toEqual({ conversationId: res.body.conversationId, messageId: held.id });
     inbox.stop();
   });

@@ -283,7 +283,8 @@ describe("POST /api/v1/widget/message", () => {
   it("answers from the knowledge base as the spec's Chat reply, in the visitor's widget conversation", async () => {
     const res = await send(visitor, { message: "How do I reset my card PIN?" });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(["conversationId", "messageId", "metadata", "response"]);
+    expect(Object.keys(res.body).sort()).toEqual(["conversationId", "handledBy", "messageId", "metadata", "response"]);
+    expect(res.body.handledBy).toBe("ai");
     expect(res.body.response).toContain("Reset PIN");
     expect(res.body.metadata.sources[0].title).toBe("Help centre");
     expect(res.headers.get("access-control-allow-origin")).toBe(site);
@@ -347,8 +348,13 @@ describe("POST /api/v1/widget/message", () => {
         Number(((await redis.pubsub("NUMSUB", `conversation:message:${conversationId}`)) as [string, number])[1]);
       await expect.poll(subscribers).toBeGreaterThan(0);
     }
-    const quiet = await send(visitor, { message: "Are you there?" });
-    expect(quiet.body).toMatchObject({ response: "", messageId: null });
+    // While the visitor waits, the AI does not answer: the reply says the team has the message, once per wait.
+    const waiting = await send(visitor, { message: "Are you there?" });
+    expect(waiting.body).toMatchObject({
+      handledBy: "team",
+      response: "Your message is with our team; an agent will answer here.",
+      messageId: expect.stringMatching(/^msg_/),
+    });
     const agentReply = newId("msg");
     await deliverReply(app.services, {
       id: agentReply,
@@ -369,6 +375,7 @@ describe("POST /api/v1/widget/message", () => {
       created_at: expect.any(String),
     });
     expect(messages.some((m) => m.content.includes("member of our team"))).toBe(true);
+    expect(messages.map((m) => m.id)).toContain(waiting.body.messageId);
     expect(messages.every((m) => m.role !== "customer")).toBe(true);
     const stored = await conversationMessages(app, bank.apiKey, conversationId);
     expect(stored.at(-1)).toMatchObject({ role: "agent", delivery: null });

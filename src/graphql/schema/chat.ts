@@ -2,7 +2,7 @@ import { z } from "zod";
 import { notFound } from "../../errors.js";
 import type { InboundMessage } from "../../pipeline/inbound.js";
 import { handleInbound, type ReplyMetadata } from "../../pipeline/index.js";
-import { type ChatEventShape, type ChatReplyShape, replyOf, streamReply } from "../../pipeline/stream.js";
+import { type ChatEventShape, type ChatHandler, type ChatReplyShape, replyOf, streamReply } from "../../pipeline/stream.js";
 import { builder } from "../builder.js";
 import type { GraphQLContext } from "../context.js";
 import { parseInput } from "../validate.js";
@@ -30,13 +30,24 @@ const ChatMetadata = builder.objectRef<ReplyMetadata>("ChatMetadata").implement(
   }),
 });
 
+const ChatHandlerEnum = builder.enumType("ChatHandler", {
+  description: "Who answers the message: the AI, or the bank's team (the conversation waits for or is with a person)",
+  values: ["ai", "team"] as const satisfies readonly ChatHandler[],
+});
+
 export const ChatReply = builder.objectRef<ChatReplyShape>("ChatReply").implement({
-  description: "The spec's Chat reply",
+  description: "The spec's Chat reply, and who handles the message",
   fields: (t) => ({
-    response: t.exposeString("response"),
+    response: t.exposeString("response", {
+      description: "The answer; for the team, the notice that the message is with them (once per wait, else empty)",
+    }),
     conversationId: t.exposeID("conversationId"),
-    messageId: t.exposeID("messageId", { nullable: true, description: "Null when a human has the conversation" }),
+    messageId: t.exposeID("messageId", {
+      nullable: true,
+      description: "The reply's message; null when nothing was said back (the team has it, as the customer was told earlier)",
+    }),
     metadata: t.field({ type: ChatMetadata, resolve: (r) => r.metadata }),
+    handledBy: t.field({ type: ChatHandlerEnum, resolve: (r) => r.handledBy }),
   }),
 });
 
