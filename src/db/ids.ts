@@ -36,7 +36,9 @@ export type IdPrefix =
   | "team"
   | "ses"
   | "evc"
-  | "evr";
+  | "evr"
+  | "tkt"
+  | "rcv";
 
 /** Prefixed, time-sortable identifiers (DESIGN §3): `conv_01h…`, sortable as strings by creation time. */
 export function newId(prefix: IdPrefix): string {

@@ -10,6 +10,7 @@ import { errorHandler } from "./errors.js";
 import { graphiqlPage } from "./graphiql.js";
 import { graphqlRequestGuard } from "./graphql-request.js";
 import { operationsRouter, requestLogging, requestMetrics } from "./observability.js";
+import { oidcRouter } from "./oidc.js";
 import { RateLimits, rateLimitByCaller } from "./rate-limit.js";
 import { securityHeaders } from "./security-headers.js";
 import "./request.js";
@@ -58,6 +59,7 @@ export function createApp(services: Services, limits = new RateLimits(services))
   const routes = restRoutes(services, limits);
   app.use(docsRouter(routes, services.config));
   app.use(widgetRouter(services, limits));
+  app.use(oidcRouter(services));
 
   app.use(
     express.json({

@@ -10,9 +10,12 @@ import "./evaluations.js";
 import "./intents.js";
 import "./jobs.js";
 import "./knowledge.js";
+import "./mfa.js";
+import "./oidc.js";
 import "./session.js";
 import "./tenant.js";
 import "./timeline.js";
+import "./user-sessions.js";
 import "./voices.js";
 import "./widget.js";
 
