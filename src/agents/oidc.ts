@@ -32,6 +32,9 @@ export interface OidcSettings {
   updatedAt: Date;
 }
 
+/** The signed-in person as the provider describes them: the ID token's claims, with userinfo's where it had none. */
+type Claims = { sub: string; email_verified?: unknown; name?: unknown } & Record<string, unknown>;
+
 /** What the browser carries between the start of a sign-in and the provider's callback, sealed in a cookie. */
 export interface OidcFlow {
   tenantId: string;
@@ -75,8 +78,25 @@ async function discover(services: Services, settings: OidcSettings): Promise<cli
 
 function providerError(error: unknown): AppError {
   if (error instanceof AppError) return error;
-  const reason = error instanceof EgressRefusedError || error instanceof Error ? error.message : String(error);
+  // The egress guard's refusal says why best; the client library wraps it.
+  let cause: unknown = error;
+  while (cause instanceof Error && !(cause instanceof EgressRefusedError) && cause.cause) cause = cause.cause;
+  const reason = cause instanceof EgressRefusedError ? cause.message : error instanceof Error ? error.message : String(error);
   return new AppError("EXTERNAL", `The sign-in provider could not be reached or answered wrongly: ${reason}`);
+}
+
+// The provider failed (an error page, not JSON): not the sign-in's fault.
+const providerFaults = new Set(["OAUTH_RESPONSE_IS_NOT_CONFORM", "OAUTH_RESPONSE_IS_NOT_JSON", "OAUTH_PARSE_ERROR"]);
+
+/** Why a callback's sign-in failed: the provider said no, or its answer did not pass validation (401), or it failed. */
+function refusedSignIn(error: unknown): AppError {
+  if (error instanceof client.AuthorizationResponseError || error instanceof client.ResponseBodyError) {
+    return new AppError("AUTH_INVALID", `The sign-in provider refused: ${error.error_description ?? error.error}`);
+  }
+  if (error instanceof client.ClientError && !providerFaults.has(error.code ?? "")) {
+    return new AppError("AUTH_INVALID", `The sign-in provider's answer failed validation: ${error.message}`);
+  }
+  return providerError(error);
 }
 
 const discovered = new Map<string, { at: number; configuration: Promise<client.Configuration> }>();
@@ -155,7 +175,7 @@ export async function finishOidcSignIn(
   const settings = await oidcSettingsOf(services, flow.tenantId);
   if (!settings) throw notFound("Sign-in provider");
   const configuration = await cachedDiscovery(services, settings);
-  let claims: client.IDToken;
+  let claims: Claims;
   try {
     const tokens = await client.authorizationCodeGrant(configuration, callbackUrl, {
       pkceCodeVerifier: flow.codeVerifier,
@@ -163,13 +183,16 @@ export async function finishOidcSignIn(
       expectedNonce: flow.nonce,
       idTokenExpected: true,
     });
-    claims = tokens.claims()!;
+    const idToken = tokens.claims()!;
+    // Providers that follow OIDC Core 5.4 to the letter give scope claims (the e-mail) at userinfo only.
+    claims =
+      idToken[settings.emailClaim] === undefined
+        ? { ...(await client.fetchUserInfo(configuration, tokens.access_token, idToken.sub)), ...idToken }
+        : idToken;
   } catch (error) {
-    loginFailed(services, { method: "oidc", reason: "provider response refused", client: signInClient, tenantId: flow.tenantId });
-    if (error instanceof client.AuthorizationResponseError) {
-      throw new AppError("AUTH_INVALID", `The sign-in provider refused: ${error.error_description ?? error.error}`);
-    }
-    throw providerError(error);
+    const refused = refusedSignIn(error);
+    loginFailed(services, { method: "oidc", reason: refused.message, client: signInClient, tenantId: flow.tenantId });
+    throw refused;
   }
   const user = await userForClaims(services, settings, claims).catch((error: AppError) => {
     loginFailed(services, { method: "oidc", reason: error.message, client: signInClient, tenantId: flow.tenantId });
@@ -182,7 +205,7 @@ export async function finishOidcSignIn(
  * The user the provider's claims name: the one linked to its subject, else the active user with the claimed e-mail
  * (linked now), else, when the tenant allows it, a new user with its default role.
  */
-async function userForClaims(services: Services, settings: OidcSettings, claims: client.IDToken): Promise<{ id: string }> {
+async function userForClaims(services: Services, settings: OidcSettings, claims: Claims): Promise<{ id: string }> {
   const db = scopeToTenant(services.db.prisma, settings.tenantId);
   const refuse = (why: string) => new AppError("AUTH_INVALID", why);
   const claimed = claims[settings.emailClaim];

@@ -14,6 +14,7 @@ import { evaluationRoutes } from "./evaluations.js";
 import { intentRoutes } from "./intents.js";
 import { knowledgeRoutes } from "./knowledge.js";
 import { Reply, type RestRoute } from "./route.js";
+import { sessionRoutes } from "./sessions.js";
 import { widgetRoutes } from "./widget.js";
 
 /** Every REST route of the service; the OpenAPI document is made from the same list. */
@@ -23,6 +24,7 @@ export function restRoutes(services: Services, limits = new RateLimits(services)
     ...conversationRoutes(services),
     ...escalationRoutes(services),
     ...agentRoutes(services),
+    ...sessionRoutes(services),
     ...analyticsRoutes(services),
     ...intentRoutes(services),
     ...knowledgeRoutes(services),

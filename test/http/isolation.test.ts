@@ -26,11 +26,15 @@ import {
   JobsDocument,
   KnowledgeSourceForTestDocument,
   ReplyForTestDocument,
+  ResetAgentMfaDocument,
   RetryJobDocument,
   RevokeApiKeyDocument,
+  RevokeSessionDocument,
+  RevokeSessionsDocument,
   RunEvaluationForTestDocument,
   SaveChannelForTestDocument,
   SaveVoiceForTestDocument,
+  SessionsDocument,
   SyncKnowledgeSourceForTestDocument,
   TenantDocument,
   UpdateAgentForTestDocument,
@@ -40,6 +44,7 @@ import {
   UpdateTeamForTestDocument,
   UpdateTenantDocument,
 } from "../generated.js";
+import { addAgent } from "../helpers/agents.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { seedConversation } from "../helpers/seed.js";
 
@@ -53,6 +58,14 @@ let aKeyId: string;
 let aChannel: string;
 let aCase: string;
 let aRun: string;
+let aSession: string;
+
+/** A dashboard session of tenant A (a new agent's login). */
+async function sessionOfA(): Promise<{ agentId: string; sessionId: string }> {
+  const agent = await addAgent(app, a.apiKey);
+  const session = await app.services.db.prisma.userSession.findFirstOrThrow({ where: { userId: agent.id } });
+  return { agentId: agent.id, sessionId: session.id };
+}
 
 beforeAll(async () => {
   app = await startTestApp();
@@ -76,6 +89,7 @@ beforeAll(async () => {
   aCase = (await app.graphql(CreateEvaluationCaseForTestDocument, { question: "A's secret rate?", expect: "decline" }, a.apiKey))
     .data!.createEvaluationCase.id;
   aRun = (await app.graphql(RunEvaluationForTestDocument, {}, a.apiKey)).data!.runEvaluation.id;
+  aSession = (await sessionOfA()).sessionId;
 });
 afterAll(() => app?.close());
 
@@ -92,6 +106,7 @@ const aResourceFor = (method: string, path: string): { params: Record<string, st
     "put /api/evaluations/cases/:id": { params: { id: aCase }, body: { question: "A's secret rate, asked again?" } },
     "delete /api/evaluations/cases/:id": { params: { id: aCase } },
     "/api/evaluations/runs/:id": { params: { id: aRun } },
+    "delete /api/sessions/:id": { params: { id: aSession } },
   };
   const resource = table[`${method} ${path}`] ?? table[path];
   if (!resource) throw new Error(`The isolation test does not know ${method} ${path}: add it to aResourceFor`);
@@ -219,6 +234,15 @@ describe("tenant isolation", () => {
       "A's own question?",
     );
 
+    const aSignedIn = await sessionOfA();
+    await notFound(app.graphql(SessionsDocument, { agentId: aSignedIn.agentId }, b.apiKey));
+    await notFound(app.graphql(RevokeSessionDocument, { id: aSignedIn.sessionId }, b.apiKey));
+    await notFound(app.graphql(RevokeSessionsDocument, { agentId: aSignedIn.agentId }, b.apiKey));
+    await notFound(app.graphql(ResetAgentMfaDocument, { agentId: aSignedIn.agentId }, b.apiKey));
+    expect(
+      (await app.services.db.prisma.userSession.findUniqueOrThrow({ where: { id: aSignedIn.sessionId } })).revokedAt,
+    ).toBeNull();
+
     // Every field with an ID argument must be covered above: a new one fails here until it is.
     const covered = new Set([
       "conversation",
@@ -244,6 +268,8 @@ describe("tenant isolation", () => {
       "updateEvaluationCase",
       "deleteEvaluationCase",
       "evaluationRun",
+      "revokeSession",
+      "resetAgentMfa",
     ]);
     const withIds = [schema.getQueryType(), schema.getMutationType()].flatMap((type) =>
       Object.values(type?.getFields() ?? {})
