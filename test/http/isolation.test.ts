@@ -101,6 +101,7 @@ const aResourceFor = (method: string, path: string): { params: Record<string, st
   const table: Record<string, { params: Record<string, string>; body?: unknown }> = {
     "/api/conversations/:id": { params: { id: aConversation } },
     "get /api/conversations/:id/messages": { params: { id: aConversation } },
+    "get /api/conversations/:id/export": { params: { id: aConversation } },
     "post /api/conversations/:id/messages": { params: { id: aEscalated }, body: { content: "An agent's reply" } },
     "/api/tenant/channels/:channelId": { params: { channelId: aChannel } },
     "put /api/evaluations/cases/:id": { params: { id: aCase }, body: { question: "A's secret rate, asked again?" } },

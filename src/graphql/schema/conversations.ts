@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type ChannelName, channelNames } from "../../channels/names.js";
+import { conversationWhere, withConversationFilter } from "../../conversations/filter.js";
 import { type ConversationStatus, conversationStatuses } from "../../conversations/status.js";
 import type { Prisma } from "../../db/generated/prisma/client.js";
 import { notFound } from "../../errors.js";
@@ -55,16 +56,7 @@ type MessageRow = Prisma.MessageGetPayload<object>;
 const ConversationPage = pageOf<ConversationRow>("ConversationPage", Conversation);
 const MessagePage = pageOf<MessageRow>("MessagePage", Message);
 
-const listInput = z
-  .object({
-    ...pagingInput,
-    status: z.enum(conversationStatuses).nullish(),
-    channel: z.enum(channelNames).nullish(),
-    from: z.date().nullish(),
-    to: z.date().nullish(),
-    q: z.string().trim().min(1).max(200).nullish(),
-  })
-  .refine((v) => !v.from || !v.to || v.from <= v.to, { message: "must not be after `to`", path: ["from"] });
+const listInput = withConversationFilter(pagingInput);
 
 builder.queryField("conversations", (t) =>
   t.field({
@@ -81,23 +73,7 @@ builder.queryField("conversations", (t) =>
     },
     resolve: async (_root, args, ctx): Promise<Page<ConversationRow>> => {
       const input = parseInput(listInput, args);
-      const where: Prisma.ConversationWhereInput = {
-        ...(input.status ? { status: input.status } : {}),
-        ...(input.channel ? { channel: input.channel } : {}),
-        ...(input.from || input.to
-          ? { createdAt: { ...(input.from ? { gte: input.from } : {}), ...(input.to ? { lte: input.to } : {}) } }
-          : {}),
-        ...(input.q
-          ? {
-              OR: [
-                { customerPhone: { contains: input.q } },
-                { customerId: { contains: input.q } },
-                { customerName: { contains: input.q, mode: "insensitive" } },
-                { messages: { some: { content: { contains: input.q, mode: "insensitive" } } } },
-              ],
-            }
-          : {}),
-      };
+      const where = conversationWhere(input);
       const [items, total] = await Promise.all([
         ctx.db.conversation.findMany({
           where,
