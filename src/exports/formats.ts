@@ -49,10 +49,12 @@ const handoffJson = (h: Handoff) => ({
   resolved_at: h.resolvedAt,
 });
 
-async function* jsonArray<T>(items: AsyncIterable<T>, shape: (item: T) => unknown = (item) => item): AsyncGenerator<string> {
+/** The items of pages as the inside of a JSON array: one piece per page. */
+async function* jsonItems<T>(pages: AsyncIterable<T[]>, shape: (item: T) => unknown): AsyncGenerator<string> {
   let separator = "";
-  for await (const item of items) {
-    yield `${separator}${JSON.stringify(shape(item))}`;
+  for await (const page of pages) {
+    if (!page.length) continue;
+    yield `${separator}${page.map((item) => JSON.stringify(shape(item))).join(",")}`;
     separator = ",";
   }
 }
@@ -82,11 +84,11 @@ async function* jsonTranscripts(pages: AsyncIterable<TranscriptPage>): AsyncGene
     for (const conversation of page.conversations) {
       const head = JSON.stringify(conversationJson(conversation));
       yield `${separator}${head.slice(0, -1)},"messages":[`;
-      yield* jsonArray(page.messages.of(conversation.id), messageJson);
+      yield* jsonItems(page.messages.of(conversation.id), messageJson);
       yield `],"timeline":[`;
-      yield* jsonArray(page.timeline.of(conversation.id), timelineJson);
+      yield* jsonItems(page.timeline.of(conversation.id), timelineJson);
       yield `],"handoffs":[`;
-      yield* jsonArray(page.handoffs.of(conversation.id), handoffJson);
+      yield* jsonItems(page.handoffs.of(conversation.id), handoffJson);
       yield "]}";
       separator = ",\n";
     }
@@ -94,7 +96,7 @@ async function* jsonTranscripts(pages: AsyncIterable<TranscriptPage>): AsyncGene
   yield "\n]\n";
 }
 
-export const csvColumns = [
+const conversationColumns = [
   "conversation_id",
   "channel",
   "conversation_status",
@@ -102,6 +104,8 @@ export const csvColumns = [
   "customer_id",
   "customer_name",
   "conversation_created_at",
+] as const;
+const recordColumns = [
   "record",
   "record_id",
   "at",
@@ -118,75 +122,157 @@ export const csvColumns = [
   "team",
   "agent",
 ] as const;
-type CsvRecord = { at: Date; cells: Partial<Record<(typeof csvColumns)[number], string | number | null>> };
+export const csvColumns = [...conversationColumns, ...recordColumns];
+
+/** A message, status change, assignment or hand-off as the record columns of its row, and when it happened. */
+type CsvRecord = { at: Date; line: string };
+
+interface RecordCells {
+  record: string;
+  recordId: string;
+  at: Date;
+  actor: string | null;
+  content?: string | null;
+  intent?: string | null;
+  confidence?: number | null;
+  sources?: string | null;
+  deliveryStatus?: string | null;
+  fromStatus?: string | null;
+  toStatus?: string | null;
+  reason?: string | null;
+  priority?: string | null;
+  team?: string | null;
+  agent?: string | null;
+}
+
+/** The record columns in `recordColumns` order, CRLF-terminated. */
+function csvRecord(r: RecordCells): CsvRecord {
+  const line = csvRow([
+    r.record,
+    r.recordId,
+    r.at.toISOString(),
+    r.actor,
+    r.content,
+    r.intent,
+    r.confidence,
+    r.sources,
+    r.deliveryStatus,
+    r.fromStatus,
+    r.toStatus,
+    r.reason,
+    r.priority,
+    r.team,
+    r.agent,
+  ]);
+  return { at: r.at, line };
+}
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
-function messageRecord(m: TranscriptMessage): CsvRecord {
-  return {
+const messageRecord = (m: TranscriptMessage) =>
+  csvRecord({
+    record: "message",
+    recordId: m.id,
     at: m.createdAt,
-    cells: {
-      record: "message",
-      record_id: m.id,
-      actor: m.role,
-      content: m.content,
-      intent: m.intent,
-      confidence: m.confidence,
-      sources: m.sources.map((s) => [s.title, s.url].filter(Boolean).join(" ")).join(" | ") || null,
-      delivery_status: m.delivery?.status ?? null,
-      agent: m.agent?.name ?? m.agent?.id ?? null,
-    },
-  };
-}
+    actor: m.role,
+    content: m.content,
+    intent: m.intent,
+    confidence: m.confidence,
+    sources: m.sources.map((s) => [s.title, s.url].filter(Boolean).join(" ")).join(" | ") || null,
+    deliveryStatus: m.delivery?.status ?? null,
+    agent: m.agent?.name ?? m.agent?.id ?? null,
+  });
 
-function eventRecord(e: TimelineEvent): CsvRecord {
-  return {
+const eventRecord = (e: TimelineEvent) =>
+  csvRecord({
+    record: e.type,
+    recordId: e.id,
     at: e.createdAt,
-    cells: {
-      record: e.type,
-      record_id: e.id,
-      actor: e.actor,
-      from_status: e.fromStatus,
-      to_status: e.toStatus,
-      reason: e.reason,
-    },
-  };
-}
+    actor: e.actor,
+    fromStatus: e.fromStatus,
+    toStatus: e.toStatus,
+    reason: e.reason,
+  });
 
-function handoffRecord(h: Handoff): CsvRecord {
-  return {
+const handoffRecord = (h: Handoff) =>
+  csvRecord({
+    record: "handoff",
+    recordId: h.id,
     at: h.createdAt,
-    cells: {
-      record: "handoff",
-      record_id: h.id,
-      actor: h.createdBy,
-      content: h.note,
-      to_status: h.status,
-      reason: h.reason,
-      priority: h.priority,
-      team: h.team?.name ?? null,
-      agent: h.assignee?.name ?? null,
-    },
-  };
-}
+    actor: h.createdBy,
+    content: h.note,
+    toStatus: h.status,
+    reason: h.reason,
+    priority: h.priority,
+    team: h.team?.name ?? null,
+    agent: h.assignee?.name ?? null,
+  });
 
-async function* mapped<T, U>(items: AsyncIterable<T>, shape: (item: T) => U): AsyncGenerator<U> {
-  for await (const item of items) yield shape(item);
-}
+/** A position in a stream of pages as CSV records: the current one without waiting, the next page read when due. */
+class PageCursor {
+  private page: CsvRecord[] = [];
+  private index = 0;
+  private ended = false;
 
-/** Sorted streams merged into one, by time (ties: the earlier stream first). */
-async function* mergeByTime(sources: AsyncIterable<CsvRecord>[]): AsyncGenerator<CsvRecord> {
-  const iterators = sources.map((source) => source[Symbol.asyncIterator]());
-  const heads = await Promise.all(iterators.map((iterator) => iterator.next()));
-  for (;;) {
-    let pick = -1;
-    heads.forEach((head, i) => {
-      if (!head.done && (pick < 0 || head.value.at < (heads[pick]!.value as CsvRecord).at)) pick = i;
-    });
-    if (pick < 0) return;
-    yield heads[pick]!.value as CsvRecord;
-    heads[pick] = await iterators[pick]!.next();
+  constructor(private readonly pages: AsyncIterator<CsvRecord[]>) {}
+
+  get current(): CsvRecord | undefined {
+    return this.page[this.index];
   }
+
+  get due(): boolean {
+    return !this.ended && this.index >= this.page.length;
+  }
+
+  advance(): void {
+    this.index++;
+  }
+
+  async fill(): Promise<void> {
+    while (this.due) {
+      const next = await this.pages.next();
+      if (next.done) this.ended = true;
+      else [this.page, this.index] = [next.value, 0];
+    }
+  }
+}
+
+async function* recordPages<T>(pages: AsyncIterable<T[]>, shape: (item: T) => CsvRecord): AsyncGenerator<CsvRecord[]> {
+  for await (const page of pages) yield page.map(shape);
+}
+
+const cursorOf = <T>(pages: AsyncIterable<T[]>, shape: (item: T) => CsvRecord) =>
+  new PageCursor(recordPages(pages, shape)[Symbol.asyncIterator]());
+
+/** One conversation's rows: its messages, timeline and hand-offs merged by time (ties: in that order). */
+async function* csvConversation(page: TranscriptPage, c: TranscriptConversation): AsyncGenerator<string> {
+  // The conversation's columns, the same on each of its rows.
+  const prefix = csvRow([c.id, c.channel, c.status, c.customerPhone, c.customerId, c.customerName, iso(c.createdAt)]).slice(
+    0,
+    -2,
+  );
+  const cursors = [
+    cursorOf(page.messages.of(c.id), messageRecord),
+    cursorOf(page.timeline.of(c.id), eventRecord),
+    cursorOf(page.handoffs.of(c.id), handoffRecord),
+  ];
+  let out = "";
+  for (;;) {
+    for (const cursor of cursors) if (cursor.due) await cursor.fill();
+    let from: PageCursor | undefined;
+    for (const cursor of cursors) {
+      const record = cursor.current;
+      if (record && (!from || record.at < from.current!.at)) from = cursor;
+    }
+    if (!from) break;
+    out += `${prefix},${from.current!.line}`;
+    from.advance();
+    if (out.length >= chunkBytes) {
+      yield out;
+      out = "";
+    }
+  }
+  if (out) yield out;
 }
 
 /** One row per message, status change, assignment and hand-off, each conversation's in the order they happened. */
@@ -194,26 +280,7 @@ async function* csvTranscripts(pages: AsyncIterable<TranscriptPage>): AsyncGener
   // A byte order mark, so that spreadsheets read the file as UTF-8.
   yield `\uFEFF${csvRow(csvColumns)}`;
   for await (const page of pages) {
-    for (const c of page.conversations) {
-      const conversationCells = {
-        conversation_id: c.id,
-        channel: c.channel,
-        conversation_status: c.status,
-        customer_phone: c.customerPhone,
-        customer_id: c.customerId,
-        customer_name: c.customerName,
-        conversation_created_at: iso(c.createdAt),
-      };
-      const records = mergeByTime([
-        mapped(page.messages.of(c.id), messageRecord),
-        mapped(page.timeline.of(c.id), eventRecord),
-        mapped(page.handoffs.of(c.id), handoffRecord),
-      ]);
-      for await (const { at, cells } of records) {
-        const row: Record<string, string | number | null> = { ...conversationCells, ...cells, at: iso(at) };
-        yield csvRow(csvColumns.map((column) => row[column] ?? null));
-      }
-    }
+    for (const c of page.conversations) yield* csvConversation(page, c);
   }
 }
 

@@ -4,7 +4,7 @@ import type { TenantDb } from "../db/tenant-scope.js";
 // Transcripts read in keyset pages, so that an export holds one page of each kind at a time whatever its size: a
 // million messages stream in the memory of a thousand. Messages, timelines and hand-offs are read for a page of
 // conversations at a time, so that many short conversations cost a few queries per page, not per conversation.
-const conversationPage = 200;
+const conversationPage = 50;
 // The most rows of one kind read at once for a page of conversations, and the page size of a long conversation's.
 const batchCap = 2000;
 const rowPage = 1000;
@@ -119,36 +119,34 @@ async function* paged<T extends { createdAt: Date; id: string }>(
 
 /** One kind of row (messages, timeline events, hand-offs) of a page of conversations, one conversation at a time. */
 export interface PerConversation<T> {
-  of(conversationId: string): AsyncIterable<T>;
+  /** The conversation's rows, oldest first, in pages. */
+  of(conversationId: string): AsyncIterable<T[]>;
 }
 
 /**
  * Rows of a page of conversations: read in one query when they are few (short conversations, the usual case: a few
- * queries per page instead of several per conversation), else each conversation's keyset-paged on its own.
+ * queries per page instead of several per conversation). When there are more, the conversations that query read
+ * whole are kept, and each other one is keyset-paged on its own.
  */
 async function perConversation<T extends { conversationId: string; createdAt: Date; id: string }>(
   ids: string[],
   fetch: (where: Record<string, unknown>, take: number) => Promise<T[]>,
 ): Promise<PerConversation<T>> {
-  const all = await fetch({ conversationId: { in: ids } }, batchCap + 1);
-  if (all.length > batchCap) {
-    return {
-      of: async function* (conversationId) {
-        for await (const page of paged(rowPage, (cursor, take) => fetch({ conversationId, ...after(cursor) }, take))) {
-          yield* page;
-        }
-      },
-    };
-  }
-  const grouped = new Map<string, T[]>();
-  for (const row of all) {
-    const rows = grouped.get(row.conversationId);
+  const batch = await fetch({ conversationId: { in: ids } }, batchCap + 1);
+  // Rows come by conversation: all but the last conversation in a batch that was cut short are whole.
+  const cutShort = batch.length > batchCap ? batch[batch.length - 1]!.conversationId : null;
+  const whole = new Map<string, T[]>();
+  for (const row of batch) {
+    if (row.conversationId === cutShort) continue;
+    const rows = whole.get(row.conversationId);
     if (rows) rows.push(row);
-    else grouped.set(row.conversationId, [row]);
+    else whole.set(row.conversationId, [row]);
   }
   return {
     of: async function* (conversationId) {
-      yield* grouped.get(conversationId) ?? [];
+      const rows = whole.get(conversationId);
+      if (rows) yield rows;
+      else if (cutShort) yield* paged(rowPage, (cursor, take) => fetch({ conversationId, ...after(cursor) }, take));
     },
   };
 }

@@ -2,6 +2,7 @@ import { benchAnalytics } from "./analytics.js";
 import { benchAnswers } from "./answers.js";
 import { benchChannels } from "./channels.js";
 import { benchChat } from "./chat.js";
+import { benchExport } from "./export.js";
 import { benchIntents } from "./intents.js";
 import { benchKnowledgeIngest } from "./knowledge-ingest.js";
 import { benchKnowledgeSearch } from "./knowledge-vectors.js";
@@ -17,6 +18,7 @@ const suites: Record<string, () => Promise<unknown>> = {
   chat: benchChat,
   channels: benchChannels,
   analytics: benchAnalytics,
+  export: benchExport,
 };
 
 const requested = process.argv.slice(2);

@@ -36,7 +36,7 @@ beforeAll(async () => {
     body: { content: "Sam here: I can help." },
   });
   expect(reply.status).toBe(201);
-});
+}, 120_000);
 afterAll(() => app?.close());
 
 async function exportOf(path: string, key: string | null = bank.apiKey) {
