@@ -211,8 +211,11 @@ describe("a tenant that requires two-factor sign-in", () => {
     // API keys are not held back: they have no second factor to give.
     expect((await app.request("/api/conversations", { key: bank.apiKey })).status).toBe(200);
 
-    const secret = (await app.graphql(EnrolMfaDocument, {}, agent.token)).data!.enrolMfa.secret;
-    const codes = (await app.graphql(ConfirmMfaDocument, { code: codeFor(secret) }, agent.token)).data!.confirmMfa;
+    // A new login says so, and gets a session that may enrol.
+    const login = await app.graphql(LoginTwoStepDocument, { email: agent.email, password: agentPassword }, null);
+    expect(login.data?.login).toMatchObject({ token: expect.stringMatching(/^prs_/), mfaEnrolmentRequired: true });
+    const secret = (await app.graphql(EnrolMfaDocument, {}, login.data!.login.token!)).data!.enrolMfa.secret;
+    const codes = (await app.graphql(ConfirmMfaDocument, { code: codeFor(secret) }, login.data!.login.token!)).data!.confirmMfa;
     expect((await app.graphql(ConversationsDocument, {}, agent.token)).errors).toBeUndefined();
     expect((await app.request("/api/conversations", { key: agent.token })).status).toBe(200);
 

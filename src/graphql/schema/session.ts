@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { IssuedTicket } from "../../agents/login-tickets.js";
+import { requiresMfa } from "../../agents/mfa.js";
 import { exchangeOidcTicket } from "../../agents/oidc.js";
 import { completeMfaSignIn, type IssuedSession, logIn, type SignInOutcome } from "../../agents/sessions.js";
 import { AppError } from "../../errors.js";
@@ -41,6 +42,19 @@ const Login = builder.objectRef<SignInOutcome>("Login").implement({
       resolve: (query, o, _args, ctx) => (o.session ? agentOfSession(query, o.session.userId, ctx) : null),
     }),
     mfaChallenge: t.field({ type: MfaChallenge, nullable: true, resolve: (o) => o.mfaChallenge }),
+    mfaEnrolmentRequired: t.boolean({
+      description:
+        "The tenant requires two-factor sign-in and this user has none: the session may only enrol (enrolMfa, " +
+        "confirmMfa) until they have",
+      resolve: async (o, _args, ctx) => {
+        if (!o.session) return false;
+        const user = await ctx.services.db.prisma.user.findUniqueOrThrow({
+          where: { id: o.session.userId },
+          select: { mfaEnabledAt: true, tenant: { select: { settings: true } } },
+        });
+        return requiresMfa(user.tenant.settings) && !user.mfaEnabledAt;
+      },
+    }),
   }),
 });
 
