@@ -33,17 +33,22 @@ afterAll(() => app?.close());
 type Result = { errors?: Array<{ message: string; extensions?: { code?: string } }> };
 const codeOf = (result: Result) => result.errors?.[0]?.extensions?.code;
 
-/** The authenticator app's code for the step `offset` steps from now. */
-const codeFor = (secret: string, offset = 0) => hotp(base32Decode(secret), totpStep(Date.now()) + offset);
+/** The authenticator app's code for a time step (now's by default). */
+const codeFor = (secret: string, step = totpStep(Date.now())) => hotp(base32Decode(secret), step);
 
-/** A logged-in agent who enrolled: their secret and recovery codes (the confirming code used the current step). */
+/**
+ * A logged-in agent who enrolled: their secret, recovery codes, and the step of the code that confirmed it. Tests
+ * name steps from that one, never from "now" again: the clock may pass a step boundary meanwhile, and the service
+ * accepts one step either side of its own now.
+ */
 async function enrolledAgent(options: Parameters<typeof addAgent>[2] = {}) {
   const agent = await addAgent(app, ownerKey, options);
   const enrolment = await app.graphql(EnrolMfaDocument, {}, agent.token);
   const secret = enrolment.data!.enrolMfa.secret;
-  const confirmed = await app.graphql(ConfirmMfaDocument, { code: codeFor(secret) }, agent.token);
+  const step = totpStep(Date.now());
+  const confirmed = await app.graphql(ConfirmMfaDocument, { code: codeFor(secret, step) }, agent.token);
   expect(confirmed.errors).toBeUndefined();
-  return { ...agent, secret, recoveryCodes: confirmed.data!.confirmMfa };
+  return { ...agent, secret, step, recoveryCodes: confirmed.data!.confirmMfa };
 }
 
 async function challengeFor(email: string): Promise<string> {
@@ -99,7 +104,7 @@ describe("two-step login", () => {
   it("answers a challenge instead of a session, and a session for the challenge and a fresh code", async () => {
     const agent = await enrolledAgent();
     const challengeToken = await challengeFor(agent.email);
-    const done = await app.graphql(VerifyMfaLoginDocument, { challengeToken, code: codeFor(agent.secret, 1) }, null);
+    const done = await app.graphql(VerifyMfaLoginDocument, { challengeToken, code: codeFor(agent.secret, agent.step + 1) }, null);
     expect(done.data?.verifyMfaLogin).toMatchObject({ token: expect.stringMatching(/^prs_/), agent: { id: agent.id } });
     const me = await app.graphql(MeDocument, {}, done.data!.verifyMfaLogin.token);
     expect(me.data?.me?.id).toBe(agent.id);
@@ -112,10 +117,10 @@ describe("two-step login", () => {
     const agent = await enrolledAgent();
     const challengeToken = await challengeFor(agent.email);
     // The enrolment's confirming code was of this step.
-    const replay = await app.graphql(VerifyMfaLoginDocument, { challengeToken, code: codeFor(agent.secret) }, null);
+    const replay = await app.graphql(VerifyMfaLoginDocument, { challengeToken, code: codeFor(agent.secret, agent.step) }, null);
     expect(codeOf(replay)).toBe("AUTH_INVALID");
     expect(replay.errors?.[0]?.message).toBe("Wrong or already used code");
-    const next = codeFor(agent.secret, 1);
+    const next = codeFor(agent.secret, agent.step + 1);
     expect((await app.graphql(VerifyMfaLoginDocument, { challengeToken, code: next }, null)).errors).toBeUndefined();
     const second = await challengeFor(agent.email);
     expect(codeOf(await app.graphql(VerifyMfaLoginDocument, { challengeToken: second, code: next }, null))).toBe("AUTH_INVALID");
@@ -150,7 +155,11 @@ describe("two-step login", () => {
     expect(refused?.body.errors[0].extensions.code).toBe("RATE_LIMIT");
     expect(Number(refused?.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     // The right code waits too: a guesser cannot tell it from a wrong one while held up.
-    const right = await app.graphql(VerifyMfaLoginDocument, { challengeToken, code: codeFor(agent.secret, 1) }, null);
+    const right = await app.graphql(
+      VerifyMfaLoginDocument,
+      { challengeToken, code: codeFor(agent.secret, agent.step + 1) },
+      null,
+    );
     expect(codeOf(right)).toBe("RATE_LIMIT");
   });
 });
