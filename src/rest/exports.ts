@@ -87,6 +87,12 @@ function exporterDb(services: Services, req: Request) {
   return scopeToTenant(services.db.prisma, req.principal!.tenantId);
 }
 
+/** The one place an export is reported (who, what; never the content): an audit trail records it by adding a call here. */
+function exportStarted(services: Services, req: Request, what: Record<string, unknown>): void {
+  const { principal } = req;
+  services.logger.info({ tenantId: principal?.tenantId, by: principal?.id, kind: principal?.kind, ...what }, "transcript export");
+}
+
 /**
  * Streams an export to the response: written as it is read, at the pace the client reads it (backpressure), and
  * stopped when the client goes away. A failure after the first byte can only cut the response short: the client
@@ -134,7 +140,9 @@ export function exportRoutes(services: Services): RestRoute[] {
       errors: [401, 403, 422, 429],
       async handle(req, res) {
         const db = exporterDb(services, req);
-        await send(services, res, exportConversations(db, parseExportRequest(req.query)));
+        const request = parseExportRequest(req.query);
+        exportStarted(services, req, { ...request });
+        await send(services, res, exportConversations(db, request));
       },
     },
     {
@@ -148,7 +156,9 @@ export function exportRoutes(services: Services): RestRoute[] {
       async handle(req, res) {
         const db = exporterDb(services, req);
         const { format } = parseExportRequest({ format: req.query.format });
-        await send(services, res, await exportConversation(db, String(req.params.id), format));
+        const transcript = await exportConversation(db, String(req.params.id), format);
+        exportStarted(services, req, { format, conversationId: req.params.id });
+        await send(services, res, transcript);
       },
     },
   ];
