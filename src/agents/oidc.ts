@@ -231,9 +231,15 @@ async function userForClaims(services: Services, settings: OidcSettings, claims:
   }
   if (!settings.jitRole) throw refuse("No account here has this e-mail address: ask an administrator to add you");
   const name = typeof claims.name === "string" && claims.name.trim() ? claims.name.trim().slice(0, 100) : email.split("@")[0]!;
-  return db.user.create({
-    data: { id: newId("usr"), tenantId: settings.tenantId, email, name, role: settings.jitRole, oidcSubject: claims.sub },
-  });
+  try {
+    return await db.user.create({
+      data: { id: newId("usr"), tenantId: settings.tenantId, email, name, role: settings.jitRole, oidcSubject: claims.sub },
+    });
+  } catch (err) {
+    // The same person's sign-in in another tab made the user first: theirs is this one.
+    if ((err as { code?: string }).code !== "P2002") throw err;
+    return db.user.findFirstOrThrow({ where: { oidcSubject: claims.sub, deactivatedAt: null } });
+  }
 }
 
 /** The dashboard's exchange of a one-time login code for a session (or a two-factor challenge). */
