@@ -11,14 +11,21 @@ export type SessionMethod = "password" | "password+mfa" | "oidc" | "oidc+mfa";
 
 // The one place each outcome of a sign-in is reported: an audit trail records them by adding a call here.
 
+/** A session opened, for the user (their e-mail and role as the audit trail labels an actor). */
 export function loginSucceeded(
   services: Services,
-  event: { tenantId: string; userId: string; sessionId: string; method: SessionMethod; client: SignInClient },
+  event: {
+    tenantId: string;
+    user: { id: string; email: string; role: string };
+    sessionId: string;
+    method: SessionMethod;
+    client: SignInClient;
+  },
 ): void {
   services.logger.info(
     {
       tenantId: event.tenantId,
-      userId: event.userId,
+      userId: event.user.id,
       sessionId: event.sessionId,
       method: event.method,
       ip: event.client.clientIp,
@@ -27,13 +34,30 @@ export function loginSucceeded(
   );
 }
 
-/** A refused sign-in; the user when it is known (a wrong code, a provider's user without an account here…). */
+/**
+ * A refused sign-in. `accounts`: the accounts it was an attempt at (a wrong password: every active account with the
+ * e-mail typed, which is `claimed`; a wrong code: the user of the challenge), empty when none is known; `tenantId`
+ * when only the tenant is (its provider refused). The log line leaves the e-mail typed out: personal data.
+ */
 export function loginFailed(
   services: Services,
-  event: { tenantId?: string; userId?: string; method: "password" | "mfa" | "oidc"; reason: string; client: SignInClient },
+  event: {
+    method: "password" | "mfa" | "oidc";
+    reason: string;
+    client: SignInClient;
+    accounts?: Array<{ id: string; tenantId: string }>;
+    tenantId?: string;
+    claimed?: string;
+  },
 ): void {
   services.logger.info(
-    { tenantId: event.tenantId, userId: event.userId, method: event.method, reason: event.reason, ip: event.client.clientIp },
+    {
+      tenantId: event.tenantId ?? event.accounts?.[0]?.tenantId,
+      userIds: event.accounts?.map((a) => a.id),
+      method: event.method,
+      reason: event.reason,
+      ip: event.client.clientIp,
+    },
     "login failed",
   );
 }

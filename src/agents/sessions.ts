@@ -47,7 +47,13 @@ export async function logIn(
   try {
     await services.loginThrottle.admit(input.email, client.clientIp);
   } catch (error) {
-    loginFailed(services, { method: "password", reason: "throttled", client, tenantId: input.tenantId ?? undefined });
+    loginFailed(services, {
+      method: "password",
+      reason: "throttled",
+      client,
+      tenantId: input.tenantId ?? undefined,
+      claimed: input.email,
+    });
     throw error;
   }
   const candidates = await services.db.prisma.user.findMany({
@@ -71,7 +77,9 @@ export async function logIn(
       method: "password",
       reason: "wrong e-mail or password",
       client,
+      accounts: candidates.map(({ id, tenantId }) => ({ id, tenantId })),
       tenantId: input.tenantId ?? undefined,
+      claimed: input.email,
     });
     throw new AppError("AUTH_INVALID", "Wrong e-mail or password");
   }
@@ -109,7 +117,12 @@ export async function completeMfaSignIn(
       client.clientIp,
     );
   } catch (error) {
-    loginFailed(services, { method: "mfa", reason: "wrong code", client, tenantId: ticket.tenantId, userId: ticket.userId });
+    loginFailed(services, {
+      method: "mfa",
+      reason: "wrong code",
+      client,
+      accounts: [{ id: ticket.userId, tenantId: ticket.tenantId }],
+    });
     throw error;
   }
   if (!(await consumeTicket(services, input.challengeToken))) {
@@ -126,9 +139,11 @@ async function openSession(
 ): Promise<IssuedSession> {
   const { prisma } = services.db;
   // Between the steps of a sign-in the user may have been removed.
-  if (!(await prisma.user.findFirst({ where: { id: user.id, deactivatedAt: null }, select: { id: true } }))) {
-    throw new AppError("AUTH_INVALID", "Wrong e-mail or password");
-  }
+  const account = await prisma.user.findFirst({
+    where: { id: user.id, deactivatedAt: null },
+    select: { id: true, email: true, role: true },
+  });
+  if (!account) throw new AppError("AUTH_INVALID", "Wrong e-mail or password");
   const token = `${tokenPrefix}${randomBytes(32).toString("base64url")}`;
   const expiresAt = new Date(Date.now() + services.config.SESSION_TTL_HOURS * 3600_000);
   // Each login clears the user's dead sessions, so the table holds only the ones that can still be used.
@@ -150,7 +165,7 @@ async function openSession(
   });
   loginSucceeded(services, {
     tenantId: user.tenantId,
-    userId: user.id,
+    user: account,
     sessionId: session.id,
     method: session.method as SessionMethod,
     client,
