@@ -4,6 +4,7 @@ import { type FakeOidcProvider, startOidcProvider } from "../fakes/oidc-provider
 import {
   ConfirmMfaDocument,
   CreateAgentForTestDocument,
+  DeleteOidcConfigDocument,
   EnrolMfaDocument,
   ExchangeLoginCodeDocument,
   OidcConfigDocument,
@@ -111,11 +112,17 @@ describe("the tenant's provider configuration", () => {
     expect(codeOf(refused)).toBe("FORBIDDEN");
   });
 
-  it("answers 404 to a sign-in at a tenant without a provider", async () => {
+  it("answers 404 to a sign-in at a tenant without a provider, or whose provider was removed", async () => {
     const other = await app.tenant("Password Bank");
     const res = await app.request(`/auth/oidc/${other.tenantId}/start`);
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ code: "NOT_FOUND" });
+    const config = { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret };
+    expect((await app.graphql(SaveOidcConfigDocument, config, other.apiKey)).errors).toBeUndefined();
+    const start = () => new RedirectBrowser().get(new URL(`/auth/oidc/${other.tenantId}/start`, app.url));
+    expect((await start()).status).toBe(302);
+    expect((await app.graphql(DeleteOidcConfigDocument, {}, other.apiKey)).data?.deleteOidcConfig).toBe(true);
+    expect((await start()).status).toBe(404);
   });
 });
 
