@@ -404,7 +404,15 @@ export type LoginMutationVariables = Exact<{
 }>;
 
 
-export type LoginMutation = { login: { token: string, expiresAt: string, agent: { id: string, name: string, email: string, role: Role, availability: Availability } } };
+export type LoginMutation = { login: { token: string | null, expiresAt: string | null, agent: { id: string, name: string, email: string, role: Role, availability: Availability } | null, mfaChallenge: { challengeToken: string } | null } };
+
+export type CompleteMfaLoginMutationVariables = Exact<{
+  challengeToken: string;
+  code: string;
+}>;
+
+
+export type CompleteMfaLoginMutation = { verifyMfaLogin: { token: string, expiresAt: string, agent: { id: string, name: string, email: string, role: Role, availability: Availability } } };
 
 export type LogoutMutationVariables = Exact<{ [key: string]: never; }>;
 
@@ -1281,6 +1289,9 @@ export const LoginDocument = new TypedDocumentString(`
     agent {
       ...Me
     }
+    mfaChallenge {
+      challengeToken
+    }
   }
 }
     fragment Me on Agent {
@@ -1290,6 +1301,23 @@ export const LoginDocument = new TypedDocumentString(`
   role
   availability
 }`) as unknown as TypedDocumentString<LoginMutation, LoginMutationVariables>;
+export const CompleteMfaLoginDocument = new TypedDocumentString(`
+    mutation CompleteMfaLogin($challengeToken: String!, $code: String!) {
+  verifyMfaLogin(challengeToken: $challengeToken, code: $code) {
+    token
+    expiresAt
+    agent {
+      ...Me
+    }
+  }
+}
+    fragment Me on Agent {
+  id
+  name
+  email
+  role
+  availability
+}`) as unknown as TypedDocumentString<CompleteMfaLoginMutation, CompleteMfaLoginMutationVariables>;
 export const LogoutDocument = new TypedDocumentString(`
     mutation Logout {
   logout

@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useState } from "react";
-import { LoginDocument } from "./generated";
+import { CompleteMfaLoginDocument, LoginDocument } from "./generated";
 import { ApiError, gql } from "./lib/api";
 import { useAction } from "./lib/query";
 import { signedOutReason, signIn } from "./lib/session";
@@ -11,9 +11,19 @@ export function LoginPage() {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [tenantId, setTenantId] = useState("");
+  // With two-factor sign-in on, the password gives a challenge that a code from the authenticator app completes.
+  const [challenge, setChallenge] = useState<string | null>(null);
+  const [code, setCode] = useState("");
   const login = useAction(async () => {
+    if (challenge) {
+      const { verifyMfaLogin: session } = await gql(CompleteMfaLoginDocument, { challengeToken: challenge, code });
+      signIn({ token: session.token, expiresAt: session.expiresAt, user: session.agent });
+      return;
+    }
     const { login } = await gql(LoginDocument, { email, password, tenantId: tenantId || null });
-    signIn({ token: login.token, expiresAt: login.expiresAt, user: login.agent });
+    if (login.mfaChallenge) setChallenge(login.mfaChallenge.challengeToken);
+    else if (login.token && login.expiresAt && login.agent)
+      signIn({ token: login.token, expiresAt: login.expiresAt, user: login.agent });
   });
   const needsTenant = login.error instanceof ApiError && login.error.details.some((d) => d.path === "tenantId");
   useEffect(() => {
@@ -53,6 +63,18 @@ export function LoginPage() {
             <span id="tenant-hint" className="hint">
               This e-mail has accounts at several banks: give the tenant id (ten_…) of the one to open.
             </span>
+          </label>
+        )}
+        {challenge && (
+          <label>
+            Code from your authenticator app, or a recovery code
+            <input
+              autoComplete="one-time-code"
+              inputMode="text"
+              required
+              value={code}
+              onChange={(e) => setCode(e.target.value)}
+            />
           </label>
         )}
         <ErrorNotice error={login.error} />

@@ -69,10 +69,12 @@ const accountKey = (email: string) => createHash("sha256").update(email.trim().t
  * Dashboard logins (README, Agents and login), throttled per account and per client address whatever credential
  * the request carries, in Redis when configured so that every instance counts together. A success clears the
  * account's count and takes itself off the address's, so that colleagues behind one address are not held up.
+ * Two-factor codes are counted the same way, per user and on the same address count as passwords.
  */
 export class LoginThrottle {
   private readonly accounts: GrowingDelay;
   private readonly addresses: GrowingDelay;
+  private readonly codes: GrowingDelay;
 
   constructor(
     redis: Redis | null,
@@ -80,6 +82,7 @@ export class LoginThrottle {
   ) {
     this.accounts = growingDelay(redis, "account", config.LOGIN_FREE_ATTEMPTS_PER_ACCOUNT, config.LOGIN_MAX_DELAY_S);
     this.addresses = growingDelay(redis, "address", config.LOGIN_FREE_ATTEMPTS_PER_ADDRESS, config.LOGIN_MAX_DELAY_S);
+    this.codes = growingDelay(redis, "code", config.LOGIN_FREE_ATTEMPTS_PER_ACCOUNT, config.LOGIN_MAX_DELAY_S);
   }
 
   /** Counts an attempt, or refuses it with 429 RATE_LIMIT and the seconds to wait. */
@@ -90,5 +93,15 @@ export class LoginThrottle {
 
   async succeeded(email: string, clientIp: string): Promise<void> {
     await Promise.all([this.accounts.clear(accountKey(email)), this.addresses.uncount(clientIp)]);
+  }
+
+  /** Counts a two-factor code attempt of a user, or refuses it with 429 RATE_LIMIT and the seconds to wait. */
+  async admitCode(userId: string, clientIp: string): Promise<void> {
+    const waitS = (await this.addresses.admit(clientIp)) || (await this.codes.admit(userId));
+    if (waitS) throw new RateLimitError(waitS, `Too many code attempts: retry in ${waitS} seconds`);
+  }
+
+  async codeSucceeded(userId: string, clientIp: string): Promise<void> {
+    await Promise.all([this.codes.clear(userId), this.addresses.uncount(clientIp)]);
   }
 }

@@ -40,9 +40,11 @@ export const auditTargets = {
   agent: async (s, id) => {
     const row = await s.db.user.findUnique({ where: { id }, include: { teams: { select: { teamId: true } } } });
     if (!row) return null;
-    const { id: agentId, name, email, role, availability, maxConcurrent, deactivatedAt, passwordHash } = row;
+    const { id: agentId, name, email, role, availability, maxConcurrent, deactivatedAt, passwordHash, mfaEnabledAt } = row;
     const teams = row.teams.map((t) => t.teamId).sort();
-    return { id: agentId, name, email, role, availability, maxConcurrent, active: deactivatedAt === null, teams, passwordHash };
+    const active = deactivatedAt === null;
+    const mfa = mfaEnabledAt !== null;
+    return { id: agentId, name, email, role, availability, maxConcurrent, active, mfa, teams, passwordHash };
   },
   team: async (s, id) => {
     const row = await s.db.team.findUnique({ where: { id }, include: { members: { select: { userId: true } } } });
@@ -75,6 +77,25 @@ export const auditTargets = {
     if (!row) return null;
     const { id: endpointId, url, description, eventTypes, enabled, disabledReason } = row;
     return { id: endpointId, url, description, eventTypes, enabled, disabledReason, secret: s.services.secrets.open(row.secret) };
+  },
+  session: (s, id) =>
+    s.db.userSession.findUnique({
+      where: { id },
+      select: { id: true, userId: true, method: true, ipAddress: true, createdAt: true, revokedAt: true },
+    }),
+  oidcConfig: async (s) => {
+    const row = await s.db.oidcConfig.findUnique({ where: { tenantId: s.tenantId } });
+    if (!row) return null;
+    const { issuer, clientId, allowedDomains, emailClaim, jitRole, enabled } = row;
+    return {
+      issuer,
+      clientId,
+      clientSecret: s.services.secrets.open(row.clientSecret),
+      allowedDomains,
+      emailClaim,
+      jitRole,
+      enabled,
+    };
   },
 } satisfies Record<string, Snapshot>;
 

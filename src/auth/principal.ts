@@ -1,4 +1,4 @@
-import type { Role } from "./roles.js";
+import { can, type Permission, type Role } from "./roles.js";
 
 /** Who is making a request, once their credential has been checked. */
 export interface Principal {
@@ -13,4 +13,14 @@ export interface Principal {
   label?: string;
   /** Requests per window allowed for this tenant (its setting, or the service default). */
   rateLimit: { max: number; windowS: number };
+  /**
+   * A dashboard user of a tenant that requires two-factor sign-in who has not enrolled: until they have, the session
+   * may only enrol (and read who it is, and log out).
+   */
+  mfaEnrolmentRequired?: boolean;
+}
+
+/** Whether the caller may do what `permission` covers: their role allows it and nothing holds the session back. */
+export function permits(principal: Principal | null, permission: Permission): boolean {
+  return principal !== null && !principal.mfaEnrolmentRequired && can(principal.role, permission);
 }

@@ -30,7 +30,7 @@ export const channelInput = z.object({
 export type ChannelInput = z.infer<typeof channelInput>;
 
 /** A secret as the dashboard shows it: enough to recognise, not enough to use. */
-function mask(value: string): string {
+export function maskSecret(value: string): string {
   return value.length >= 12 ? `••••${value.slice(-4)}` : "••••";
 }
 
@@ -39,7 +39,7 @@ export function maskedCredentials(services: Pick<Services, "secrets">, row: Chan
   const adapter = findAdapter(row.type);
   const credentials = openChannel(services, row).credentials;
   return Object.fromEntries(
-    Object.entries(credentials).map(([k, v]) => [k, adapter?.secretFields.includes(k) ? mask(String(v)) : String(v)]),
+    Object.entries(credentials).map(([k, v]) => [k, adapter?.secretFields.includes(k) ? maskSecret(String(v)) : String(v)]),
   );
 }
 

@@ -40,7 +40,9 @@ export type IdPrefix =
   | "whe"
   | "wev"
   | "whd"
-  | "aud";
+  | "aud"
+  | "tkt"
+  | "rcv";
 
 /** Prefixed, time-sortable identifiers (DESIGN §3): `conv_01h…`, sortable as strings by creation time. */
 export function newId(prefix: IdPrefix): string {

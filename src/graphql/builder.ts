@@ -2,7 +2,8 @@ import SchemaBuilder from "@pothos/core";
 import PrismaPlugin from "@pothos/plugin-prisma";
 import ScopeAuthPlugin from "@pothos/plugin-scope-auth";
 import { DateTimeISOResolver, JSONResolver } from "graphql-scalars";
-import { can, type Permission } from "../auth/roles.js";
+import { permits } from "../auth/principal.js";
+import type { Permission } from "../auth/roles.js";
 import type PrismaTypes from "../db/generated/pothos-types.js";
 import { getDatamodel } from "../db/generated/pothos-types.js";
 import type { PrismaClient } from "../db/generated/prisma/client.js";
@@ -13,7 +14,8 @@ import type { GraphQLContext } from "./context.js";
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   PrismaTypes: PrismaTypes;
-  AuthScopes: { authenticated: boolean; permission: Permission };
+  // signedIn: any caller with a valid credential, even a session held back until its user enrols in two-factor.
+  AuthScopes: { authenticated: boolean; signedIn: boolean; permission: Permission };
   Scalars: {
     DateTime: { Input: Date; Output: Date | string };
     JSON: { Input: unknown; Output: unknown };
@@ -33,13 +35,16 @@ export const builder = new SchemaBuilder<{
   },
   scopeAuth: {
     authScopes: (ctx) => ({
-      authenticated: ctx.principal !== null,
-      permission: (perm) => ctx.principal !== null && can(ctx.principal.role, perm),
+      authenticated: ctx.principal !== null && !ctx.principal.mfaEnrolmentRequired,
+      signedIn: ctx.principal !== null,
+      permission: (perm) => permits(ctx.principal, perm),
     }),
     unauthorizedError: (_parent, ctx) =>
       ctx.principal === null
         ? new AppError("AUTH_INVALID", "Missing or invalid API key")
-        : new AppError("FORBIDDEN", `The ${ctx.principal.role} role may not do this`),
+        : ctx.principal.mfaEnrolmentRequired
+          ? new AppError("FORBIDDEN", "The tenant requires two-factor sign-in: enrol first (enrolMfa, then confirmMfa)")
+          : new AppError("FORBIDDEN", `The ${ctx.principal.role} role may not do this`),
   },
 });
 

@@ -9,6 +9,8 @@ export interface GraphQLContext {
   requestId: string;
   /** The caller's address (Express's `req.ip`, behind TRUST_PROXY): logins are throttled by it. */
   clientIp: string;
+  /** The caller's User-Agent, recorded with the sessions a login opens. */
+  userAgent: string;
   /**
    * The caller's tenant-scoped data access. Without a principal it is scoped to no tenant at all,
    * so a field that forgot its auth scope still reads nothing. (Plain properties, not getters:
@@ -29,6 +31,7 @@ export function buildContext(services: Services, req: Request): GraphQLContext {
     principal,
     requestId: String(req.id),
     clientIp: req.ip ?? "",
+    userAgent: req.get("user-agent") ?? "",
     db: scopeToTenant(services.db.prisma, tenantId),
     tenantId,
   };

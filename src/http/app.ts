@@ -11,6 +11,7 @@ import { errorHandler } from "./errors.js";
 import { graphiqlPage } from "./graphiql.js";
 import { graphqlRequestGuard } from "./graphql-request.js";
 import { operationsRouter, requestLogging, requestMetrics } from "./observability.js";
+import { oidcRouter } from "./oidc.js";
 import { RateLimits, rateLimitByCaller } from "./rate-limit.js";
 import { securityHeaders } from "./security-headers.js";
 import "./request.js";
@@ -63,6 +64,7 @@ export function createApp(services: Services, limits = new RateLimits(services))
   app.use(docsRouter(routes, services.config));
   app.use(widgetRouter(services, limits));
   app.use(dashboardRouter(services));
+  app.use(oidcRouter(services));
 
   app.use(
     express.json({

@@ -69,7 +69,7 @@ function responseItem(document: OpenApiDocument, status: string, response: Respo
     const shared = document.components.responses[response.$ref.split("/").pop()!]!;
     return `<li><b>${status}</b> ${escapeHtml(shared.description)}</li>`;
   }
-  const schema = response.content?.["application/json"].schema;
+  const schema = response.content?.["application/json"]?.schema;
   return `<li><b>${status}</b> ${escapeHtml(response.description)}${schema ? schemaBlock(schema) : ""}</li>`;
 }
 

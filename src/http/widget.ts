@@ -1,5 +1,5 @@
 import { type Request, Router } from "express";
-import { can } from "../auth/roles.js";
+import { permits } from "../auth/principal.js";
 import { openChannel } from "../channels/store.js";
 import { widgetConfig, widgetSnippet } from "../channels/widget.js";
 import { answerWidgetPreflight } from "../channels/widget-access.js";
@@ -55,7 +55,7 @@ async function demoPage(services: Services, req: Request): Promise<string> {
   if (!caller && services.config.NODE_ENV === "production") {
     throw new AppError("AUTH_INVALID", "The demo page needs an API key in production");
   }
-  if (caller && !can(caller.role, "configure")) throw new AppError("FORBIDDEN", `The ${caller.role} role may not do this`);
+  if (caller && !permits(caller, "configure")) throw new AppError("FORBIDDEN", `The ${caller.role} role may not do this`);
   const channel = caller ? await ownWidget(services, caller.tenantId) : await demoWidget(services, req);
   const config = widgetConfig(channel.settings);
   const token = createWidgetToken(channel.tenantId, channel.id, channel.credentials.secret!);

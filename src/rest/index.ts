@@ -12,9 +12,11 @@ import { chatRoutes } from "./chat.js";
 import { conversationRoutes } from "./conversations.js";
 import { escalationRoutes } from "./escalations.js";
 import { evaluationRoutes } from "./evaluations.js";
+import { exportRoutes } from "./exports.js";
 import { intentRoutes } from "./intents.js";
 import { knowledgeRoutes } from "./knowledge.js";
 import { Reply, type RestRoute } from "./route.js";
+import { sessionRoutes } from "./sessions.js";
 import { webhookRoutes } from "./webhooks.js";
 import { widgetRoutes } from "./widget.js";
 
@@ -22,9 +24,12 @@ import { widgetRoutes } from "./widget.js";
 export function restRoutes(services: Services, limits = new RateLimits(services)): RestRoute[] {
   return [
     ...chatRoutes(services),
+    // Before the conversation routes: /api/conversations/export is not a conversation id.
+    ...exportRoutes(services),
     ...conversationRoutes(services),
     ...escalationRoutes(services),
     ...agentRoutes(services),
+    ...sessionRoutes(services),
     ...analyticsRoutes(services),
     ...intentRoutes(services),
     ...knowledgeRoutes(services),

@@ -19,7 +19,7 @@ export interface Parameter {
 export interface ResponseObject {
   description: string;
   headers: Record<string, Reference>;
-  content?: { "application/json": { schema: JsonSchema } };
+  content?: Record<string, { schema: JsonSchema }>;
 }
 
 export interface Operation {
@@ -187,7 +187,12 @@ function operation(route: Documented): Operation {
   // The JSON body parser answers 413 before any route runs, so every route with a body can get it.
   const errorStatuses = new Set([...(route.errors ?? []), ...(route.body ? [413] : [])]);
   const success: ResponseObject = { description: route.response.description, headers: rateLimitHeaders };
-  if (route.response.schema) success.content = { "application/json": { schema: jsonSchema(route.response.schema, "output") } };
+  const media = route.response.media ?? (route.response.schema ? { "application/json": route.response.schema } : {});
+  if (Object.keys(media).length) {
+    success.content = Object.fromEntries(
+      Object.entries(media).map(([type, schema]) => [type, { schema: jsonSchema(schema, "output") }]),
+    );
+  }
   const responses: Operation["responses"] = { [route.response.status]: success };
   for (const other of route.alsoReplies ?? []) responses[other.status] = { ...success, description: other.description };
   for (const status of [...errorStatuses].sort((a, b) => a - b)) {

@@ -24,7 +24,13 @@ export interface RestRoute {
   auth?: "apiKey" | "self";
   query?: z.ZodObject;
   body?: z.ZodType;
-  response: { status: number; description: string; schema?: z.ZodType };
+  response: {
+    status: number;
+    description: string;
+    schema?: z.ZodType;
+    /** The body per media type, for a route that answers other than JSON (a CSV download); else `schema` as JSON. */
+    media?: Record<string, z.ZodType>;
+  };
   /** Other success statuses a Reply may carry, for the OpenAPI document. */
   alsoReplies?: Array<{ status: number; description: string }>;
   errors?: number[];

@@ -3,6 +3,7 @@ import { benchAnswers } from "./answers.js";
 import { benchChannels } from "./channels.js";
 import { benchChat } from "./chat.js";
 import { benchEvents } from "./events.js";
+import { benchExport } from "./export.js";
 import { benchIntents } from "./intents.js";
 import { benchKnowledgeIngest } from "./knowledge-ingest.js";
 import { benchKnowledgeSearch } from "./knowledge-vectors.js";
@@ -19,6 +20,7 @@ const suites: Record<string, () => Promise<unknown>> = {
   channels: benchChannels,
   analytics: benchAnalytics,
   events: benchEvents,
+  export: benchExport,
 };
 
 const requested = process.argv.slice(2);

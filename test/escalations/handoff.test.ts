@@ -49,7 +49,7 @@ async function bankWithAgent(name: string) {
   expect(source.status).toBe(201);
   const created = await addAgent(app, bank.apiKey, { name: "Sam", availability: "online" });
   const login = await app.graphql(LoginDocument, { email: created.email, password: agentPassword }, null);
-  const agent = { id: created.id, token: login.data!.login.token };
+  const agent = { id: created.id, token: login.data!.login.token! };
   const inbox = await openInbox(app, agent.token, bank.tenantId);
   return { bank, agent, inbox };
 }

@@ -27,11 +27,15 @@ import {
   JobsDocument,
   KnowledgeSourceForTestDocument,
   ReplyForTestDocument,
+  ResetAgentMfaDocument,
   RetryJobDocument,
   RevokeApiKeyDocument,
+  RevokeSessionDocument,
+  RevokeSessionsDocument,
   RunEvaluationForTestDocument,
   SaveChannelForTestDocument,
   SaveVoiceForTestDocument,
+  SessionsDocument,
   SyncKnowledgeSourceForTestDocument,
   TenantDocument,
   UpdateAgentForTestDocument,
@@ -41,6 +45,7 @@ import {
   UpdateTeamForTestDocument,
   UpdateTenantDocument,
 } from "../generated.js";
+import { addAgent } from "../helpers/agents.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { seedConversation } from "../helpers/seed.js";
 
@@ -57,6 +62,14 @@ let aRun: string;
 let aEndpoint: string;
 let aEndpointToDelete: string;
 let aEvent: string;
+let aSession: string;
+
+/** A dashboard session of tenant A (a new agent's login). */
+async function sessionOfA(): Promise<{ agentId: string; sessionId: string }> {
+  const agent = await addAgent(app, a.apiKey);
+  const session = await app.services.db.prisma.userSession.findFirstOrThrow({ where: { userId: agent.id } });
+  return { agentId: agent.id, sessionId: session.id };
+}
 
 beforeAll(async () => {
   app = await startTestApp();
@@ -89,6 +102,7 @@ beforeAll(async () => {
   aEvent = (await app.services.db.prisma.$transaction((tx) =>
     app.services.events.record(tx, a.tenantId, "message.sent", { message: { id: "msg_isolation" } }),
   ))!;
+  aSession = (await sessionOfA()).sessionId;
 });
 afterAll(() => app?.close());
 
@@ -100,6 +114,7 @@ const aResourceFor = (method: string, path: string): { params: Record<string, st
   const table: Record<string, { params: Record<string, string>; body?: unknown }> = {
     "/api/conversations/:id": { params: { id: aConversation } },
     "get /api/conversations/:id/messages": { params: { id: aConversation } },
+    "get /api/conversations/:id/export": { params: { id: aConversation } },
     "post /api/conversations/:id/messages": { params: { id: aEscalated }, body: { content: "An agent's reply" } },
     "/api/tenant/channels/:channelId": { params: { channelId: aChannel } },
     "put /api/evaluations/cases/:id": { params: { id: aCase }, body: { question: "A's secret rate, asked again?" } },
@@ -111,6 +126,7 @@ const aResourceFor = (method: string, path: string): { params: Record<string, st
     "/api/webhooks/:id/rotate-secret": { params: { id: aEndpoint } },
     "/api/webhooks/:id/deliveries": { params: { id: aEndpoint } },
     "/api/webhooks/:id/redeliver": { params: { id: aEndpoint }, body: { event_id: aEvent } },
+    "delete /api/sessions/:id": { params: { id: aSession } },
   };
   const resource = table[`${method} ${path}`] ?? table[path];
   if (!resource) throw new Error(`The isolation test does not know ${method} ${path}: add it to aResourceFor`);
@@ -255,6 +271,14 @@ describe("tenant isolation", () => {
     await notFound(gql(`mutation { redeliverWebhookEvent(endpointId: "${bEndpoint}", eventId: "${aEvent}") { jobId } }`));
     expect((await app.request("/api/webhook-events", { key: b.apiKey })).body.total).toBe(0);
     expect((await app.services.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: aEndpoint } })).enabled).toBe(true);
+    const aSignedIn = await sessionOfA();
+    await notFound(app.graphql(SessionsDocument, { agentId: aSignedIn.agentId }, b.apiKey));
+    await notFound(app.graphql(RevokeSessionDocument, { id: aSignedIn.sessionId }, b.apiKey));
+    await notFound(app.graphql(RevokeSessionsDocument, { agentId: aSignedIn.agentId }, b.apiKey));
+    await notFound(app.graphql(ResetAgentMfaDocument, { agentId: aSignedIn.agentId }, b.apiKey));
+    expect(
+      (await app.services.db.prisma.userSession.findUniqueOrThrow({ where: { id: aSignedIn.sessionId } })).revokedAt,
+    ).toBeNull();
 
     // Every field with an ID argument must be covered above: a new one fails here until it is.
     const covered = new Set([
@@ -288,6 +312,8 @@ describe("tenant isolation", () => {
       "rotateWebhookSecret",
       "deleteWebhookEndpoint",
       "redeliverWebhookEvent",
+      "revokeSession",
+      "resetAgentMfa",
     ]);
     const withIds = [schema.getQueryType(), schema.getMutationType()].flatMap((type) =>
       Object.values(type?.getFields() ?? {})

@@ -70,7 +70,7 @@ describe("GET /openapi.json", () => {
         code: { enum: ["AUTH_INVALID", "FORBIDDEN", "NOT_FOUND", "VALIDATION", "RATE_LIMIT", "INTERNAL", "EXTERNAL"] },
       },
     });
-    expect(responses.Unauthorized!.content!["application/json"].schema.allOf).toEqual([
+    expect(responses.Unauthorized!.content!["application/json"]!.schema.allOf).toEqual([
       { $ref: "#/components/schemas/Error" },
       { properties: { code: { const: "AUTH_INVALID" } } },
     ]);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type ChannelName, channelNames } from "../../channels/names.js";
+import { conversationWhere, withConversationFilter } from "../../conversations/filter.js";
 import { noteRole } from "../../conversations/notes.js";
 import { type ConversationStatus, conversationStatuses } from "../../conversations/status.js";
 import type { Prisma } from "../../db/generated/prisma/client.js";
@@ -56,20 +57,14 @@ type MessageRow = Prisma.MessageGetPayload<object>;
 const ConversationPage = pageOf<ConversationRow>("ConversationPage", Conversation);
 const MessagePage = pageOf<MessageRow>("MessagePage", Message);
 
-const listInput = z
-  .object({
-    ...pagingInput,
-    status: z.enum(conversationStatuses).nullish(),
-    channel: z.enum(channelNames).nullish(),
-    from: z.date().nullish(),
-    to: z.date().nullish(),
-    q: z.string().trim().min(1).max(200).nullish(),
-    intent: z.string().trim().min(1).max(100).nullish(),
-    customerId: z.string().min(1).max(200).nullish(),
-    mine: z.boolean().nullish(),
-    unassigned: z.boolean().nullish(),
-  })
-  .refine((v) => !v.from || !v.to || v.from <= v.to, { message: "must not be after `to`", path: ["from"] });
+// The inbox's queues and filters come on top of the list's own (shared with the transcript export).
+const listInput = withConversationFilter({
+  ...pagingInput,
+  intent: z.string().trim().min(1).max(100).nullish(),
+  customerId: z.string().min(1).max(200).nullish(),
+  mine: z.boolean().nullish(),
+  unassigned: z.boolean().nullish(),
+});
 
 builder.queryField("conversations", (t) =>
   t.field({
@@ -98,6 +93,7 @@ builder.queryField("conversations", (t) =>
         ...(input.unassigned ? [{ status: "open", assigneeId: null }] : []),
       ];
       const where: Prisma.ConversationWhereInput = {
+        ...conversationWhere(input),
         AND: [
           ...waiting.map((escalation) => ({ escalations: { some: escalation } })),
           ...(input.intent
@@ -105,21 +101,6 @@ builder.queryField("conversations", (t) =>
             : []),
         ],
         ...(input.customerId ? { customerId: input.customerId } : {}),
-        ...(input.status ? { status: input.status } : {}),
-        ...(input.channel ? { channel: input.channel } : {}),
-        ...(input.from || input.to
-          ? { createdAt: { ...(input.from ? { gte: input.from } : {}), ...(input.to ? { lte: input.to } : {}) } }
-          : {}),
-        ...(input.q
-          ? {
-              OR: [
-                { customerPhone: { contains: input.q } },
-                { customerId: { contains: input.q } },
-                { customerName: { contains: input.q, mode: "insensitive" } },
-                { messages: { some: { content: { contains: input.q, mode: "insensitive" } } } },
-              ],
-            }
-          : {}),
       };
       const [items, total] = await Promise.all([
         ctx.db.conversation.findMany({

@@ -54,6 +54,7 @@ const settingsInput = z.object({
   persona: z.string().trim().max(2_000).optional(),
   lowConfidenceEscalateAfter: z.number().int().min(1).max(20).optional(),
   piiRedaction: z.boolean().optional(),
+  requireMfa: z.boolean().optional(),
 });
 
 builder.mutationField("updateTenant", (t) =>
@@ -80,6 +81,11 @@ builder.mutationField("updateTenant", (t) =>
       piiRedaction: t.arg.boolean({
         required: false,
         description: "Mask card and account numbers, e-mails and phones before messages leave for an external model (default on)",
+      }),
+      requireMfa: t.arg.boolean({
+        required: false,
+        description:
+          "Every dashboard user must sign in with a second factor: one without it may only enrol until they have (default off)",
       }),
     },
     resolve: async (query, _root, args, ctx) => {
