@@ -104,7 +104,8 @@ describe("SIGTERM", () => {
       service.child.kill("SIGTERM");
       const res = await pending;
       expect(res.status).toBe(200);
-      expect((await res.json()).response).toBe(text);
+      // A new conversation: its first reply follows the AI disclosure.
+      expect((await res.json()).response).toMatch(new RegExp(`\n\n${text}$`));
 
       await stream.ended;
       const last = stream.events.at(-1)!;

@@ -7,12 +7,17 @@ export interface WidgetConfig {
   position: string;
   streaming: boolean;
   colors: { primary: string; background: string; text: string };
+  /** The AI disclosure: shown before the visitor's first message, as the conversation stores it. */
+  disclosure: string | null;
 }
 
 export interface ChatMessage {
   id: string;
-  role: "customer" | "assistant" | "agent";
+  /** `system`: the service's notices (the AI disclosure, the satisfaction question), shown as the assistant's. */
+  role: "customer" | "assistant" | "agent" | "system";
   content: string;
+  /** `disclosure`, `survey`, or null for an ordinary message. */
+  kind?: string | null;
 }
 
 export interface InitResult {
@@ -148,6 +153,16 @@ export class WidgetApi {
     if (failure) throw failure;
     if (!reply) throw new WidgetError("unreachable", "The reply was cut off");
     return reply;
+  }
+
+  /** The visitor's thumbs up or down on an AI reply (given again, it replaces the first). */
+  async rate(messageId: string, rating: "up" | "down"): Promise<void> {
+    await this.request("/api/v1/widget/feedback", { method: "POST", body: JSON.stringify({ message_id: messageId, rating }) });
+  }
+
+  /** The visitor's answer (1 to 5) to the satisfaction question of their resolved conversation. */
+  async score(score: number): Promise<void> {
+    await this.request("/api/v1/widget/satisfaction", { method: "POST", body: JSON.stringify({ score }) });
   }
 
   /** The conversation's replies (an agent's too) as they are stored; resolves when the service ends the stream. */

@@ -33,6 +33,8 @@ export function startWidget(options: { base: string; token: string; position?: P
     {
       send: (text) => void send(text),
       toggled: (open) => rememberOpen(key, open),
+      rate: (messageId, rating) => void api.rate(messageId, rating).catch(refused),
+      score: (score) => void api.score(score).catch(refused),
     },
     options.position,
   );
@@ -41,14 +43,30 @@ export function startWidget(options: { base: string; token: string; position?: P
 
   const sendable = () => view.setSendable(ready && !busy && Date.now() >= blockedUntil && navigator.onLine !== false);
 
+  /** The disclosure shown before the conversation stored one: the stored one takes its place rather than repeat it. */
+  let disclosure: Shown | null = null;
+
   /** A message the service stored: shown once, and its stored text wins over what was streamed. */
   function showStored(message: ChatMessage, live: boolean): void {
+    if (message.kind === "disclosure" && disclosure && !shown.has(message.id)) {
+      shown.set(message.id, disclosure);
+      disclosure = null;
+    }
     const known = shown.get(message.id);
     if (!known) shown.set(message.id, { ...view.add(message, live), confirmed: true });
     else {
       if (known.text !== message.content) view.write(known, message.content);
       known.confirmed = true;
     }
+    offerFeedback(message.id, message);
+  }
+
+  /** Thumbs under the AI's answers; the answers 1 to 5 under the satisfaction question. */
+  function offerFeedback(id: string, message: Pick<ChatMessage, "role" | "kind">): void {
+    const on = shown.get(id);
+    if (!on) return;
+    if (message.role === "assistant" && !message.kind) view.offerRating(on, id);
+    else if (message.kind === "survey") view.offerSurvey(on);
   }
 
   function refused(error: unknown): void {
@@ -74,6 +92,8 @@ export function startWidget(options: { base: string; token: string; position?: P
       view.configure(result.config);
       view.clearMessages();
       shown.clear();
+      const told = result.messages.some((m) => m.kind === "disclosure");
+      disclosure = result.config.disclosure && !told ? view.add({ role: "assistant", content: result.config.disclosure }) : null;
       if (result.config.greeting) view.add({ role: "assistant", content: result.config.greeting });
       for (const message of result.messages) showStored(message, false);
       ready = true;

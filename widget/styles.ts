@@ -59,6 +59,12 @@ h2 { flex: 1; margin: 0; font-size: 17px; font-weight: 600; }
 .agent .who { font-size: 12px; opacity: .75; margin: 0 0 2px 4px; }
 .customer { align-self: flex-end; }
 .customer .bubble { background: var(--pw-primary); color: var(--pw-on-primary); border-bottom-right-radius: 4px; }
+.choices { display: flex; gap: 4px; margin: 4px 0 0 2px; }
+.choices button {
+  min-width: 32px; height: 28px; padding: 0 6px; border-radius: 8px; border: 1px solid rgba(127, 127, 127, .35);
+  background: transparent; color: inherit; font-size: 14px;
+}
+.choices button[aria-pressed="true"] { background: var(--pw-primary); color: var(--pw-on-primary); border-color: transparent; }
 .typing { padding: 0 18px 8px; }
 .dots { display: inline-flex; gap: 4px; padding: 10px 13px; border-radius: 14px; background: rgba(127, 127, 127, .13); }
 .dots i { width: 7px; height: 7px; border-radius: 50%; background: currentColor; opacity: .4; animation: pw-blink 1.2s infinite; }

@@ -9,6 +9,8 @@ export const isPosition = (value: unknown): value is Position => positions.inclu
 export interface ViewEvents {
   send(text: string): void;
   toggled(open: boolean): void;
+  rate(messageId: string, rating: "up" | "down"): void;
+  score(score: number): void;
 }
 
 const icons = {
@@ -34,7 +36,7 @@ function textOn(hex: string): string {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.6 ? "#111111" : "#ffffff";
 }
 
-const speaker = { customer: "You", assistant: "Assistant", agent: "Team member" } as const;
+const speaker = { customer: "You", assistant: "Assistant", system: "Assistant", agent: "Team member" } as const;
 
 /** One message on screen; `confirmed` once its stored text has been shown, after which streaming no longer changes it. */
 export interface Shown {
@@ -121,6 +123,7 @@ export class ChatView {
       position: "bottom-right",
       streaming: true,
       colors: { primary: "#1f4fd1", background: "#ffffff", text: "#1d2330" },
+      disclosure: null,
     });
   }
 
@@ -223,7 +226,8 @@ export class ChatView {
   /** Adds a message at the end; a `live` one (not history) is read out, and counted as unread while the panel is closed. */
   add(message: Pick<ChatMessage, "role" | "content">, live = false): Shown {
     const bubble = el("div", { class: "bubble" });
-    const node = el("li", { class: `msg ${message.role}` });
+    // The service's notices (role system) read as the assistant's.
+    const node = el("li", { class: `msg ${message.role === "system" ? "assistant" : message.role}` });
     node.append(
       message.role === "agent"
         ? el("span", { class: "who" }, speaker.agent)
@@ -240,6 +244,45 @@ export class ChatView {
     }
     this.scrollToEnd();
     return shown;
+  }
+
+  /** Thumbs up and down under an AI reply: toggle buttons, the pressed one is the visitor's rating. */
+  offerRating(shown: Shown, messageId: string): void {
+    const choices = [
+      { rating: "up", label: "Helpful", glyph: "👍" },
+      { rating: "down", label: "Not helpful", glyph: "👎" },
+    ] as const;
+    this.choiceGroup(shown, "rate", "Was this reply helpful?", choices, (choice) => this.events.rate(messageId, choice.rating));
+  }
+
+  /** The satisfaction question's answers, 1 to 5. */
+  offerSurvey(shown: Shown): void {
+    const choices = [1, 2, 3, 4, 5].map((score) => ({ score, label: `${score} out of 5`, glyph: String(score) }));
+    this.choiceGroup(shown, "survey", "Your satisfaction, from 1 (not at all) to 5 (very satisfied)", choices, (choice) =>
+      this.events.score(choice.score),
+    );
+  }
+
+  /** A row of toggle buttons under a message (once): choosing one presses it and releases the others. */
+  private choiceGroup<C extends { label: string; glyph: string }>(
+    shown: Shown,
+    kind: string,
+    label: string,
+    choices: readonly C[],
+    chosen: (choice: C) => void,
+  ): void {
+    if (shown.node.querySelector(`.${kind}`)) return;
+    const group = el("div", { class: `choices ${kind}`, role: "group", "aria-label": label });
+    const buttons = choices.map((choice) => {
+      const button = el("button", { type: "button", "aria-pressed": "false", "aria-label": choice.label }, choice.glyph);
+      button.addEventListener("click", () => {
+        for (const other of buttons) other.setAttribute("aria-pressed", String(other === button));
+        chosen(choice);
+      });
+      return button;
+    });
+    group.append(...buttons);
+    shown.node.append(group);
   }
 
   write(shown: Shown, text: string): void {

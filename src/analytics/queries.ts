@@ -94,15 +94,55 @@ export interface EscalationRow {
   bucket: Date;
   reason: string;
   escalations: number;
+  /** Those asked for outside the tenant's business hours. */
+  out_of_hours: number;
 }
 
 export function escalationCounts(sql: AnalyticsSql, w: Window): Promise<EscalationRow[]> {
   const q = bind(w);
   return sql.query<EscalationRow>(
-    `SELECT ${q.bucketOf("e.created_at")} AS bucket, e.reason, count(*)::int AS escalations
+    `SELECT ${q.bucketOf("e.created_at")} AS bucket, e.reason, count(*)::int AS escalations,
+            count(*) FILTER (WHERE e.out_of_hours)::int AS out_of_hours
        FROM escalations e ${q.onChannel("e")}
       WHERE e.tenant_id = $1 AND e.created_at >= $2 AND e.created_at < $3
       GROUP BY 1, 2`,
+    q.values,
+  );
+}
+
+export interface FeedbackRow {
+  channel: string;
+  up: number;
+  down: number;
+}
+
+/** Thumbs given in the window (their current rating: one per message), by channel. */
+export function feedbackCounts(sql: AnalyticsSql, w: Window): Promise<FeedbackRow[]> {
+  const q = bind(w);
+  return sql.query<FeedbackRow>(
+    `SELECT f.channel, count(*) FILTER (WHERE f.rating = 'up')::int AS up, count(*) FILTER (WHERE f.rating = 'down')::int AS down
+       FROM message_feedback f
+      WHERE f.tenant_id = $1 AND f.created_at >= $2 AND f.created_at < $3 ${q.channel ? `AND f.channel = ${q.channel}` : ""}
+      GROUP BY 1`,
+    q.values,
+  );
+}
+
+export interface SurveyRow {
+  channel: string;
+  asked: number;
+  answered: number;
+  score_sum: number;
+}
+
+/** Satisfaction questions asked in the window, by channel, with their answers. */
+export function surveyCounts(sql: AnalyticsSql, w: Window): Promise<SurveyRow[]> {
+  const q = bind(w);
+  return sql.query<SurveyRow>(
+    `SELECT s.channel, count(*)::int AS asked, count(s.score)::int AS answered, coalesce(sum(s.score), 0)::int AS score_sum
+       FROM satisfaction_surveys s
+      WHERE s.tenant_id = $1 AND s.asked_at >= $2 AND s.asked_at < $3 ${q.channel ? `AND s.channel = ${q.channel}` : ""}
+      GROUP BY 1`,
     q.values,
   );
 }

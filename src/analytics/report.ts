@@ -2,9 +2,13 @@ import type { Services } from "../services.js";
 import {
   conversationCounts,
   escalationCounts,
+  type FeedbackRow,
+  feedbackCounts,
   humanTimes,
   type MessageRow,
   messageCounts,
+  type SurveyRow,
+  surveyCounts,
   unansweredQuestions,
   type Window,
 } from "./queries.js";
@@ -36,6 +40,14 @@ export interface Bucket {
   tokensUsed: number;
 }
 
+export interface FeedbackFigures {
+  up: number;
+  down: number;
+  /** up ÷ (up + down); null without any. */
+  rate: number | null;
+  satisfaction: { asked: number; answered: number; average: number | null };
+}
+
 export interface AnalyticsReport {
   from: Date;
   to: Date;
@@ -47,13 +59,14 @@ export interface AnalyticsReport {
   aiResolutionRate: number | null;
   escalated: number;
   escalationRate: number | null;
-  escalations: { total: number; byReason: Count[] };
+  escalations: { total: number; byReason: Count[]; outOfHours: number };
   firstResponseTime: Durations;
   resolutionTime: Durations;
   topIntents: Count[];
   knowledgeCoverage: { answers: number; grounded: number; rate: number | null };
   unansweredQuestions: Array<{ question: string; count: number; lastAskedAt: Date; conversationId: string }>;
   tokensUsed: number;
+  feedback: FeedbackFigures & { byChannel: Array<FeedbackFigures & { channel: string }> };
   series: Bucket[];
 }
 
@@ -78,6 +91,40 @@ const messagesOf = (rows: MessageRow[], role: string) =>
   );
 const ratio = (part: number, whole: number) => (whole ? part / whole : null);
 
+function feedbackFigures(thumbs: FeedbackRow[], surveys: SurveyRow[]): FeedbackFigures {
+  const up = sum(thumbs, (f) => f.up);
+  const down = sum(thumbs, (f) => f.down);
+  const answered = sum(surveys, (s) => s.answered);
+  return {
+    up,
+    down,
+    rate: ratio(up, up + down),
+    satisfaction: {
+      asked: sum(surveys, (s) => s.asked),
+      answered,
+      average: ratio(
+        sum(surveys, (s) => s.score_sum),
+        answered,
+      ),
+    },
+  };
+}
+
+/** The feedback figures of the window, and of each channel that has any. */
+function feedbackByChannel(thumbs: FeedbackRow[], surveys: SurveyRow[]): AnalyticsReport["feedback"] {
+  const channels = [...new Set([...thumbs, ...surveys].map((r) => r.channel))].sort();
+  return {
+    ...feedbackFigures(thumbs, surveys),
+    byChannel: channels.map((channel) => ({
+      channel,
+      ...feedbackFigures(
+        thumbs.filter((f) => f.channel === channel),
+        surveys.filter((s) => s.channel === channel),
+      ),
+    })),
+  };
+}
+
 /** Every bucket of the window, empty ones included, from the one `from` falls in. */
 function bucketStarts(w: Window): Date[] {
   const first = new Date(Date.UTC(w.from.getUTCFullYear(), w.from.getUTCMonth(), w.from.getUTCDate()));
@@ -92,12 +139,14 @@ function bucketStarts(w: Window): Date[] {
 /** The figures of one tenant's window (README, Analytics, defines each). */
 export async function analyticsReport(services: Services, w: Window): Promise<AnalyticsReport> {
   const sql = analyticsSql(services);
-  const [conversations, messages, escalations, times, unanswered] = await Promise.all([
+  const [conversations, messages, escalations, times, unanswered, thumbs, surveys] = await Promise.all([
     conversationCounts(sql, w),
     messageCounts(sql, w),
     escalationCounts(sql, w),
     humanTimes(sql, w),
     unansweredQuestions(sql, w, unansweredCount),
+    feedbackCounts(sql, w),
+    surveyCounts(sql, w),
   ]);
   const total = sum(conversations, (c) => c.conversations);
   const escalated = sum(conversations, (c) => c.escalated);
@@ -141,6 +190,7 @@ export async function analyticsReport(services: Services, w: Window): Promise<An
         (e) => e.reason,
         (e) => e.escalations,
       ),
+      outOfHours: sum(escalations, (e) => e.out_of_hours),
     },
     firstResponseTime: { count: times.responded, medianSeconds: times.response_p50, p90Seconds: times.response_p90 },
     resolutionTime: { count: times.resolved, medianSeconds: times.resolution_p50, p90Seconds: times.resolution_p90 },
@@ -157,6 +207,7 @@ export async function analyticsReport(services: Services, w: Window): Promise<An
       conversationId: u.conversation_id,
     })),
     tokensUsed: sum(messages, (m) => m.tokens),
+    feedback: feedbackByChannel(thumbs, surveys),
     series: bucketStarts(w).map((start) => {
       const bucketMessages = inBucket(messages, start);
       return {

@@ -1,4 +1,5 @@
 import type { Response } from "express";
+import { disclosureKind } from "../conversations/disclosure.js";
 import { humanStatuses, transitionConversation } from "../conversations/status.js";
 import { waitingNotice } from "../conversations/waiting.js";
 import { AppError } from "../errors.js";
@@ -42,6 +43,8 @@ const lostNotice = "Sorry, I could not answer that just now. Please try again.";
 export interface SyncReply {
   conversationId: string;
   text: string;
+  /** The AI disclosure the reply is the first to follow: the channel says it first. */
+  disclosure: string | null;
   /** A human has the conversation now: the session ends, the AI answers no more. */
   handedOver: boolean;
 }
@@ -58,7 +61,8 @@ export async function replyWithin(services: Services, routed: RoutedEvent): Prom
   if (result.handledBy === "duplicate") return earlierReply(services, channel, conversationId, result.customerMessageId);
   const handedOver = result.handledBy === "escalated" || result.handledBy === "human";
   // A screen or a call must say something: the notice again when it was stored earlier in this wait.
-  return { conversationId, text: result.reply?.text ?? waitingNotice(channel.type), handedOver };
+  const text = result.reply?.text ?? waitingNotice(channel.type);
+  return { conversationId, text, disclosure: result.disclosure ?? null, handedOver };
 }
 
 const repeatWaitMs = 5_000;
@@ -82,17 +86,19 @@ async function earlierReply(
       prisma.message.findMany({
         where: { tenantId, conversationId, createdAt: { gte: asked.createdAt }, id: { not: customerMessageId } },
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        select: { role: true, content: true },
+        select: { role: true, content: true, metadata: true },
         take: 10,
       }),
       prisma.conversation.findUniqueOrThrow({ where: { id: conversationId }, select: { status: true } }),
     ]);
     const next = later.findIndex((m) => m.role === "customer");
-    const said = (next === -1 ? later : later.slice(0, next)).filter((m) => m.role === "assistant").map((m) => m.content);
+    const replies = next === -1 ? later : later.slice(0, next);
+    const said = replies.filter((m) => m.role === "assistant").map((m) => m.content);
+    const disclosure = replies.find((m) => (m.metadata as { kind?: string } | null)?.kind === disclosureKind)?.content ?? null;
     const handedOver = humanStatuses.has(conversation.status);
-    if (said.length) return { conversationId, text: said.join("\n\n"), handedOver };
-    if (handedOver) return { conversationId, text: waitingNotice(type), handedOver };
-    if (Date.now() > deadline) return { conversationId, text: lostNotice, handedOver: false };
+    if (said.length) return { conversationId, text: said.join("\n\n"), disclosure, handedOver };
+    if (handedOver) return { conversationId, text: waitingNotice(type), disclosure: null, handedOver };
+    if (Date.now() > deadline) return { conversationId, text: lostNotice, disclosure: null, handedOver: false };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { withDisclosure } from "../conversations/disclosure.js";
 import { escalateConversation, handoffNotice } from "../conversations/escalate.js";
 import { humanStatuses } from "../conversations/status.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
@@ -161,14 +162,23 @@ async function remember(services: Services, conversationId: string, hop: Hop, sc
   });
 }
 
+/** An answer's screens, each leaving room for the paging options. */
+const pagesOf = (text: string, channel: ConfiguredChannel) =>
+  pageText(ussd.format(text, channel.settings), screenChars - pagedFooter.length - 1);
+
 /** Menu choice 2: the conversation goes to the humans at once, without asking the AI. */
 async function handToAgent(services: Services, { event, channel }: RoutedEvent) {
   const msg = inboundMessage(channel, { ...event, text: agentChoice }, providerMessageKey(channel, event));
   const { conversation, customerMessage } = await routeInbound(services, msg);
-  if (!humanStatuses.has(conversation.status)) {
-    await escalateConversation(services, conversation, "customer_request", { replyTo: customerMessage.id });
+  if (humanStatuses.has(conversation.status)) {
+    return { conversationId: conversation.id, screen: { kind: "end", text: handoffNotice } as Screen };
   }
-  return { conversationId: conversation.id, screen: { kind: "end", text: handoffNotice } as Screen };
+  const notice = await escalateConversation(services, conversation, "customer_request", { replyTo: customerMessage.id });
+  // Out of business hours the session goes on: the AI still answers while the request waits.
+  const screen: Screen = notice.queued
+    ? { kind: "answer", pages: pagesOf(notice.text, channel), page: 0 }
+    : { kind: "end", text: notice.text };
+  return { conversationId: conversation.id, screen };
 }
 
 async function perform(
@@ -180,8 +190,9 @@ async function perform(
   if ("show" in step) return { screen: step.show, conversationId };
   if ("agent" in step) return handToAgent(services, routed);
   const reply = await replyWithin(services, { ...routed, event: { ...routed.event, text: step.ask } });
+  // A closing screen holds the hand-off notice alone: with the disclosure it would be cut (182 characters).
   if (reply.handedOver) return { screen: { kind: "end", text: reply.text }, conversationId: reply.conversationId };
-  const pages = pageText(ussd.format(reply.text, routed.channel.settings), screenChars - pagedFooter.length - 1);
+  const pages = pagesOf(withDisclosure(reply.disclosure, reply.text), routed.channel);
   return { screen: { kind: "answer", pages, page: 0 }, conversationId: reply.conversationId };
 }
 

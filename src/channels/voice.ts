@@ -16,6 +16,8 @@ export const voiceStatusPath = "/api/v1/voice/status";
 
 // About 60 words: what a caller can follow without losing the thread (DESIGN §3).
 const spokenWords = 60;
+// A tenant's own disclosure line is said whole up to this length.
+const disclosureWords = 60;
 
 export const voice: ChannelAdapter<TwilioCredentials> = {
   type: "voice",
@@ -122,7 +124,10 @@ async function answerCall(services: Services, routed: RoutedEvent, req: WebhookR
   }
   if (!call.speech) return listen(speaker, req, call.turn, "Sorry, I did not catch that. Could you say it again?");
   const reply = await replyWithin(services, routed);
-  const said = voice.format(reply.text, channel.settings);
+  // The disclosure is said first, outside the answer's budget of words.
+  const said = [reply.disclosure && speakable(reply.disclosure, disclosureWords), voice.format(reply.text, channel.settings)]
+    .filter(Boolean)
+    .join(" ");
   // With a human in charge the AI says no more on this call.
   if (reply.handedOver) return twiml(`${say(speaker, said)}<Hangup/>`);
   return listen(speaker, req, call.turn + 1, said);

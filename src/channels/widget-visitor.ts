@@ -27,20 +27,40 @@ export function requireVisitorId(req: Request): string {
   return id;
 }
 
-/** The roles a visitor sees: their own messages, the AI's and the agents', never the team's internal ones. */
-const visibleRoles = ["customer", "assistant", "agent"];
+/**
+ * The roles a visitor sees: their own messages, the AI's, the agents', and the service's notices to them (the AI
+ * disclosure, the satisfaction question).
+ */
+const visibleRoles = ["customer", "assistant", "agent", "system"];
 /** The roles the live feed carries: the visitor's own messages are already on their screen. */
-export const repliedRoles: ReadonlySet<string> = new Set(["assistant", "agent"]);
+export const repliedRoles: ReadonlySet<string> = new Set(["assistant", "agent", "system"]);
 
 export interface VisitorMessage {
   id: string;
   role: string;
   content: string;
+  /** What an assistant message is besides an answer: `disclosure` (the AI disclosure), `survey` (a satisfaction question). */
+  kind: string | null;
   created_at: string;
 }
 
-export function visitorMessage(row: { id: string; role: string; content: string; createdAt: Date }): VisitorMessage {
-  return { id: row.id, role: row.role, content: row.content, created_at: row.createdAt.toISOString() };
+export const visitorMessageFields = { id: true, role: true, content: true, metadata: true, createdAt: true } as const;
+
+export function visitorMessage(row: {
+  id: string;
+  role: string;
+  content: string;
+  metadata: unknown;
+  createdAt: Date;
+}): VisitorMessage {
+  const kind = (row.metadata as { kind?: unknown } | null)?.kind;
+  return {
+    id: row.id,
+    role: row.role,
+    content: row.content,
+    kind: typeof kind === "string" ? kind : null,
+    created_at: row.createdAt.toISOString(),
+  };
 }
 
 /** The visitor's current conversation: the latest one not closed (a resolved one is picked up again when they write). */
@@ -68,7 +88,7 @@ export async function recentMessages(db: TenantDb, conversationId: string, roles
     where: { conversationId, role: { in: [...roles] } },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take,
-    select: { id: true, role: true, content: true, createdAt: true },
+    select: visitorMessageFields,
   });
   return rows.reverse().map(visitorMessage);
 }

@@ -42,7 +42,9 @@ export type IdPrefix =
   | "whd"
   | "aud"
   | "tkt"
-  | "rcv";
+  | "rcv"
+  | "fbk"
+  | "csat";
 
 /** Prefixed, time-sortable identifiers (DESIGN §3): `conv_01h…`, sortable as strings by creation time. */
 export function newId(prefix: IdPrefix): string {

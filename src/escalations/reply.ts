@@ -53,7 +53,11 @@ export async function replyAsAgent(
 ): Promise<string> {
   const conversation = await db.conversation.findUnique({ where: { id: input.conversationId } });
   if (!conversation) throw notFound("Conversation");
-  if (!humanStatuses.has(conversation.status)) {
+  // A request queued out of business hours leaves the conversation `open`; an agent who answers it takes it.
+  const queued =
+    conversation.status === "open" &&
+    (await db.escalation.count({ where: { conversationId: conversation.id, status: "open", outOfHours: true } })) > 0;
+  if (!humanStatuses.has(conversation.status) && !queued) {
     throw new AppError("VALIDATION", `The conversation is ${conversation.status}: escalate it before an agent replies`, [
       { path: "conversationId", message: `status ${conversation.status}` },
     ]);

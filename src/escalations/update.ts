@@ -4,6 +4,7 @@ import { lockTenantFor } from "../db/advisory-lock.js";
 import type { TenantDb, TenantTx } from "../db/tenant-scope.js";
 import { AppError, notFound } from "../errors.js";
 import { escalationData } from "../events/payloads.js";
+import { askSatisfaction } from "../feedback/survey.js";
 import type { Services } from "../services.js";
 import { assertMayAssignTo, assertMayWork } from "./access.js";
 import { assignEscalation, assignWaiting } from "./assign.js";
@@ -24,7 +25,7 @@ type Loaded = NonNullable<Awaited<ReturnType<typeof load>>>;
 const load = (tx: TenantTx, id: string) =>
   tx.escalation.findUnique({
     where: { id },
-    include: { conversation: { select: { id: true, tenantId: true, status: true } } },
+    include: { conversation: { select: { id: true, tenantId: true, status: true, channel: true } } },
   });
 
 /** What the change makes of the escalation's status: an assignee given means assigned, null means open. */
@@ -103,13 +104,15 @@ export async function updateEscalation(
   id: string,
   changes: EscalationChanges,
 ): Promise<void> {
-  const { event, conversationId } = await db.$transaction(async (tx) => {
+  const { event, conversation } = await db.$transaction(async (tx) => {
     await lockTenantFor(tx, "assignment", principal.tenantId);
     const escalation = await load(tx, id);
     if (!escalation) throw notFound("Escalation");
     assertMayWork(principal, escalation);
-    return { event: await apply(services, tx, principal, escalation, changes), conversationId: escalation.conversation.id };
+    return { event: await apply(services, tx, principal, escalation, changes), conversation: escalation.conversation };
   });
+  const conversationId = conversation.id;
   publishInbox(services, principal.tenantId, { type: event, conversationId, escalationId: id });
+  if (event === "resolved") await askSatisfaction(services, conversation);
   if (event !== "assigned") await assignWaiting(services, principal.tenantId);
 }

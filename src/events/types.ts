@@ -1,6 +1,5 @@
 /**
  * The events a tenant's endpoints can subscribe to, with what each means (the README lists their data).
- * `feedback.given` is defined ahead of the feedback it reports (issue 12, item 8), so endpoints can ask for it now.
  */
 export const eventCatalogue = {
   "conversation.created": "A customer's first message started a conversation",
@@ -12,7 +11,7 @@ export const eventCatalogue = {
   "message.failed": "A reply could not be delivered, after its retries",
   "knowledge.source_ready": "A knowledge source was indexed and is answered from",
   "knowledge.source_failed": "A knowledge source could not be fetched or indexed",
-  "feedback.given": "A customer rated a reply",
+  "feedback.given": "A customer rated a reply or scored a resolved conversation",
   "webhook.endpoint_disabled": "One of the tenant's endpoints was disabled after its deliveries failed for a day",
 } as const;
 

@@ -1,5 +1,6 @@
 import { adapterFor, sendsThroughProvider } from "../channels/registry.js";
 import { channelById } from "../channels/store.js";
+import { outboundText } from "../conversations/disclosure.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
 import { publishActivity } from "../escalations/inbox.js";
 import { messageData } from "../events/payloads.js";
@@ -153,7 +154,7 @@ export async function sendStoredReply(services: Services, job: JobRecord): Promi
   try {
     const sent = await adapter.send(
       { channel, config: services.config, signal: AbortSignal.timeout(30_000) },
-      { to: conversation.customerId, text: adapter.format(message.content, channel.settings) },
+      { to: conversation.customerId, text: adapter.format(await outboundText(services, message), channel.settings) },
     );
     await record({
       deliveryStatus: "sent",

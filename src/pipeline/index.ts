@@ -1,11 +1,13 @@
 import type { Answer } from "../ai/engine.js";
 import { EngineError } from "../ai/engine.js";
+import { discloseAtStart } from "../conversations/disclosure.js";
 import { escalateConversation } from "../conversations/escalate.js";
 import { acknowledgeWaiting, waitingNoticeMetadata } from "../conversations/waiting.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
 import { newId } from "../db/ids.js";
 import { AppError } from "../errors.js";
 import { publishActivity } from "../escalations/inbox.js";
+import { answerSurvey } from "../feedback/survey.js";
 import type { Services } from "../services.js";
 import { answerInput, answerSettings, searchTextOf } from "./answer-settings.js";
 import { AlreadyAnswered, deliverReply } from "./deliver.js";
@@ -29,13 +31,18 @@ export interface PipelineResult {
    * customer was already told so in this wait (src/conversations/waiting.ts).
    */
   reply: { id: string; text: string; metadata: ReplyMetadata } | null;
-  handledBy: "ai" | "human" | "escalated" | "duplicate";
+  /** `queued`: a hand-off asked for out of business hours; the AI keeps answering until a person takes it. */
+  handledBy: "ai" | "human" | "escalated" | "queued" | "duplicate";
+  /** The AI disclosure this reply is the first to follow (src/conversations/disclosure.ts), for surfaces that prefix it. */
+  disclosure?: string | null;
 }
 
 export interface PipelineHooks {
   /** Ids are known before the answer is: streaming clients get them first. */
   onStart?(ids: { conversationId: string; messageId: string }): void;
   onDelta?(text: string): void;
+  /** The conversation's AI disclosure was stored: its line, before the reply's own events. */
+  onDisclosure?(text: string): void;
   signal?: AbortSignal;
 }
 
@@ -162,6 +169,8 @@ async function runPipeline(
   hooks: PipelineHooks,
   took: StageTimings,
 ): Promise<PipelineResult> {
+  const scored = await answerSurvey(services, msg);
+  if (scored) return scored;
   const routed = await timed(services, took, "router", msg.channel, () => routeInbound(services, msg));
   const base = { conversationId: routed.conversation.id, customerMessageId: routed.customerMessage.id };
   if (routed.duplicate) return { ...base, reply: null, handledBy: "duplicate" };
@@ -175,7 +184,10 @@ async function runPipeline(
   }
 }
 
-/** The reply to a routed customer message, linked to it: a customer message gets one reply at most. */
+/**
+ * The reply to a routed customer message, linked to it: a customer message gets one reply at most. The first
+ * reply of a conversation follows the AI disclosure.
+ */
 async function respond(
   services: Services,
   msg: InboundMessage,
@@ -183,9 +195,8 @@ async function respond(
   hooks: PipelineHooks,
   took: StageTimings,
 ): Promise<PipelineResult> {
-  const { conversation, customerMessage, intent, decision } = routed;
+  const { conversation, customerMessage, decision } = routed;
   const base = { conversationId: conversation.id, customerMessageId: customerMessage.id };
-
   if (decision.kind === "human") {
     services.realtime.pubsub.publish("inbox:message", msg.tenantId, {
       conversationId: conversation.id,
@@ -197,6 +208,21 @@ async function respond(
     hooks.onDelta?.(notice.text);
     return { ...base, reply: { ...notice, metadata: waitingNoticeMetadata }, handledBy: "human" };
   }
+  const disclosure = await discloseAtStart(services, conversation);
+  if (disclosure) hooks.onDisclosure?.(disclosure);
+  return { ...(await aiReply(services, msg, routed, hooks, took)), disclosure };
+}
+
+/** The reply of the AI (an answer or a notice), or the hand-over to a human. */
+async function aiReply(
+  services: Services,
+  msg: InboundMessage,
+  routed: Extract<Routed, { duplicate: false }>,
+  hooks: PipelineHooks,
+  took: StageTimings,
+): Promise<PipelineResult> {
+  const { conversation, customerMessage, intent, decision } = routed;
+  const base = { conversationId: conversation.id, customerMessageId: customerMessage.id };
   if (msg.kind && msg.kind !== "text") return replyUnreadable(services, msg, base, hooks);
   if (decision.kind === "acknowledge") {
     return replyWith(
@@ -216,7 +242,8 @@ async function respond(
     hooks.onStart?.({ conversationId: conversation.id, messageId: notice.messageId });
     hooks.onDelta?.(notice.text);
     const metadata = metadataOf(intent, "handoff", { tokensUsed: 0, sources: [] });
-    return { ...base, reply: { id: notice.messageId, text: notice.text, metadata }, handledBy: "escalated" };
+    const handledBy = notice.queued ? "queued" : "escalated";
+    return { ...base, reply: { id: notice.messageId, text: notice.text, metadata }, handledBy };
   }
 
   const replyId = newId("msg");
@@ -280,7 +307,8 @@ async function respond(
     // Stored and sent as a message of its own, and told in this reply too: an API client shows only the reply.
     const told = `\n\n${notice.text}`;
     hooks.onDelta?.(told);
-    return { ...base, reply: { id: replyId, text: answer.text + told, metadata }, handledBy: "escalated" };
+    const handledBy = notice.queued ? "queued" : "escalated";
+    return { ...base, reply: { id: replyId, text: answer.text + told, metadata }, handledBy };
   }
   return { ...base, reply: { id: replyId, text: answer.text, metadata }, handledBy: "ai" };
 }

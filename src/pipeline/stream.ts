@@ -1,3 +1,4 @@
+import { withDisclosure } from "../conversations/disclosure.js";
 import { publicError } from "../errors.js";
 import type { Services } from "../services.js";
 import type { InboundMessage } from "./inbound.js";
@@ -84,9 +85,16 @@ export interface ChatEventShape {
   error?: { error: string; code: string };
 }
 
-export function replyOf(result: PipelineResult): ChatReplyShape {
+/**
+ * How a surface tells the AI disclosure: `inline` at the head of the first reply (API callers show the reply
+ * only), or `apart` (the widget shows the stored disclosure message on its own).
+ */
+export type DisclosureDelivery = "inline" | "apart";
+
+export function replyOf(result: PipelineResult, disclosure: DisclosureDelivery): ChatReplyShape {
+  const text = result.reply?.text ?? "";
   return {
-    response: result.reply?.text ?? "",
+    response: disclosure === "inline" && result.reply ? withDisclosure(result.disclosure ?? null, text) : text,
     conversationId: result.conversationId,
     messageId: result.reply?.id ?? null,
     metadata: result.reply?.metadata ?? { intent: "none", confidence: 0, agentType: "human", tokensUsed: 0, sources: [] },
@@ -100,7 +108,11 @@ const shuttingDown = { error: "The service is restarting: please send your messa
  * A customer message through the pipeline as a stream of events, for every streaming surface (the GraphQL
  * subscription, the widget). Closing the stream (a client that went away) aborts the answer.
  */
-export function streamReply(services: Services, inbound: InboundMessage): EventChannel<ChatEventShape> {
+export function streamReply(
+  services: Services,
+  inbound: InboundMessage,
+  disclosure: DisclosureDelivery,
+): EventChannel<ChatEventShape> {
   const events = new EventChannel<ChatEventShape>();
   // A stopping instance cuts its answers short rather than have a slow model hold the shutdown up: what was
   // said is kept (marked partial) and the customer is asked to send the message again.
@@ -108,13 +120,21 @@ export function streamReply(services: Services, inbound: InboundMessage): EventC
   const stop = () => events.abort.abort();
   if (shutdown.aborted) stop();
   else shutdown.addEventListener("abort", stop, { once: true });
+  let untold: string | null = null;
   handleInbound(services, inbound, {
     signal: events.abort.signal,
-    onStart: (ids) => events.push({ type: "meta", ...ids }),
+    onDisclosure: (text) => {
+      if (disclosure === "inline") untold = text;
+    },
+    onStart: (ids) => {
+      events.push({ type: "meta", ...ids });
+      if (untold) events.push({ type: "delta", text: withDisclosure(untold, "") });
+      untold = null;
+    },
     onDelta: (text) => events.push({ type: "delta", text }),
   })
     .then(
-      (result) => events.push({ type: "done", reply: replyOf(result) }),
+      (result) => events.push({ type: "done", reply: replyOf(result, disclosure) }),
       (err) => events.push({ type: "error", error: shutdown.aborted ? shuttingDown : publicError(err) }),
     )
     .finally(() => {

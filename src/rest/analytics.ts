@@ -1,7 +1,13 @@
 import { z } from "zod";
 import type { Services } from "../services.js";
 import { runOperation } from "./execute.js";
-import { AnalyticsDocument, type AnalyticsQuery, type DurationFieldsFragment } from "./generated.js";
+import {
+  AnalyticsDocument,
+  type AnalyticsQuery,
+  type ChannelFeedbackFigureFieldsFragment,
+  type DurationFieldsFragment,
+  type FeedbackFigureFieldsFragment,
+} from "./generated.js";
 import { type RestRoute, textVariable } from "./route.js";
 
 const Counts = z.record(z.string(), z.number().int());
@@ -9,6 +15,13 @@ const Durations = z.object({
   count: z.number().int(),
   median_seconds: z.number().nullable(),
   p90_seconds: z.number().nullable(),
+});
+
+const FeedbackFigures = z.object({
+  up: z.number().int(),
+  down: z.number().int(),
+  rate: z.number().nullable().describe("up ÷ (up + down)"),
+  satisfaction: z.object({ asked: z.number().int(), answered: z.number().int(), average: z.number().nullable() }),
 });
 
 const AnalyticsRecord = z.object({
@@ -22,7 +35,7 @@ const AnalyticsRecord = z.object({
   ai_resolution_rate: z.number().nullable(),
   escalated: z.number().int(),
   escalation_rate: z.number().nullable(),
-  escalations: z.object({ total: z.number().int(), by_reason: Counts }),
+  escalations: z.object({ total: z.number().int(), by_reason: Counts, out_of_hours: z.number().int() }),
   first_response_time: Durations,
   resolution_time: Durations,
   top_intents: z.array(z.object({ intent: z.string(), count: z.number().int() })),
@@ -31,6 +44,7 @@ const AnalyticsRecord = z.object({
     z.object({ question: z.string(), count: z.number().int(), last_asked_at: z.string(), conversation_id: z.string() }),
   ),
   tokens_used: z.number(),
+  feedback: FeedbackFigures.extend({ by_channel: z.record(z.string(), FeedbackFigures) }),
   series: z.array(
     z.object({
       start: z.string(),
@@ -42,6 +56,12 @@ const AnalyticsRecord = z.object({
   ),
 });
 
+const feedbackFigures = (f: FeedbackFigureFieldsFragment | ChannelFeedbackFigureFieldsFragment) => ({
+  up: f.up,
+  down: f.down,
+  rate: f.rate,
+  satisfaction: f.satisfaction,
+});
 const counts = (list: Array<{ key: string; count: number }>) => Object.fromEntries(list.map((c) => [c.key, c.count]));
 const durations = (d: DurationFieldsFragment) => ({ count: d.count, median_seconds: d.medianSeconds, p90_seconds: d.p90Seconds });
 
@@ -61,7 +81,11 @@ function record(a: AnalyticsQuery["analytics"]) {
     ai_resolution_rate: a.aiResolutionRate,
     escalated: a.escalated,
     escalation_rate: a.escalationRate,
-    escalations: { total: a.escalations.total, by_reason: counts(a.escalations.byReason) },
+    escalations: {
+      total: a.escalations.total,
+      by_reason: counts(a.escalations.byReason),
+      out_of_hours: a.escalations.outOfHours,
+    },
     first_response_time: durations(a.firstResponseTime),
     resolution_time: durations(a.resolutionTime),
     top_intents: a.topIntents.map((i) => ({ intent: i.key, count: i.count })),
@@ -73,6 +97,10 @@ function record(a: AnalyticsQuery["analytics"]) {
       conversation_id: u.conversationId,
     })),
     tokens_used: a.tokensUsed,
+    feedback: {
+      ...feedbackFigures(a.feedback),
+      by_channel: Object.fromEntries(a.feedback.byChannel.map((c) => [c.channel, feedbackFigures(c)])),
+    },
     series: a.series.map((b) => ({
       start: b.start,
       conversations: b.conversations,

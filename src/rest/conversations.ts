@@ -41,10 +41,14 @@ const MessageRecord = z.object({
   createdAt: z.string(),
   metadata: z.record(z.string(), z.unknown()),
   delivery: z.object({ status: z.string(), attempts: z.number().int(), error: z.string().nullable() }).nullable(),
+  feedback: z
+    .object({ rating: z.enum(["up", "down"]), comment: z.string().nullable() })
+    .nullable()
+    .describe("the customer's rating of an AI reply"),
 });
 
 const TimelineEvent = z.object({
-  type: z.string().describe("status (a transition) or assignment"),
+  type: z.string().describe("status (a transition), assignment, or queued (a hand-off asked for out of business hours)"),
   from: z.string().nullable(),
   to: z.string().nullable(),
   actor: z.string().describe("customer, ai, system, or the user or API key id"),

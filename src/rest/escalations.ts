@@ -29,6 +29,8 @@ const EscalationRecord = z.object({
   assigned_at: z.string().nullable(),
   first_response_at: z.string().nullable(),
   resolved_at: z.string().nullable(),
+  out_of_hours: z.boolean().describe("asked for outside business hours: queued, the AI answering until a person takes it"),
+  expected_at: z.string().nullable().describe("for a request out of hours: when the team was next back"),
 });
 
 const record = (e: EscalationFieldsFragment) => ({
@@ -46,6 +48,8 @@ const record = (e: EscalationFieldsFragment) => ({
   assigned_at: e.assignedAt,
   first_response_at: e.firstResponseAt,
   resolved_at: e.resolvedAt,
+  out_of_hours: e.outOfHours,
+  expected_at: e.expectedAt,
 });
 
 /** A body field that may be null (clear it) or absent (leave it). */

@@ -13,6 +13,7 @@ import { conversationRoutes } from "./conversations.js";
 import { escalationRoutes } from "./escalations.js";
 import { evaluationRoutes } from "./evaluations.js";
 import { exportRoutes } from "./exports.js";
+import { feedbackRoutes } from "./feedback.js";
 import { intentRoutes } from "./intents.js";
 import { knowledgeRoutes } from "./knowledge.js";
 import { Reply, type RestRoute } from "./route.js";
@@ -39,6 +40,7 @@ export function restRoutes(services: Services, limits = new RateLimits(services)
     ...webhookRoutes(services),
     ...channelWebhookRoutes(services, limits),
     ...widgetRoutes(services, limits),
+    ...feedbackRoutes(services, limits),
   ];
 }
 

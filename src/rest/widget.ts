@@ -10,7 +10,9 @@ import {
   visitorConversation,
   visitorIdOf,
   visitorMessage,
+  visitorMessageFields,
 } from "../channels/widget-visitor.js";
+import { disclosureFor } from "../conversations/disclosure.js";
 import { maxMessageLength } from "../graphql/schema/chat.js";
 import { parseInput } from "../graphql/validate.js";
 import type { RateLimits } from "../http/rate-limit.js";
@@ -29,8 +31,9 @@ const widgetAuth = "X-Widget-Token, from a page whose origin is on the channel's
 
 const VisitorMessage = z.object({
   id: z.string(),
-  role: z.enum(["customer", "assistant", "agent"]),
+  role: z.enum(["customer", "assistant", "agent", "system"]),
   content: z.string(),
+  kind: z.string().nullable().describe("disclosure (the AI disclosure), survey (the satisfaction question), or null"),
   created_at: z.string(),
 });
 
@@ -43,6 +46,7 @@ const WidgetInit = z.object({
     position: z.string(),
     streaming: z.boolean(),
     colors: z.object({ primary: z.string(), background: z.string(), text: z.string() }),
+    disclosure: z.string().nullable().describe("the AI disclosure, shown before the visitor's first message"),
   }),
   messages: z.array(VisitorMessage).describe("the latest 50, oldest first"),
 });
@@ -116,10 +120,14 @@ export function widgetRoutes(services: Services, limits: RateLimits): RestRoute[
         const { channel, db } = await authenticateWidget(services, limits, req, res);
         const visitorId = visitorIdOf(req) ?? newVisitorId();
         const conversation = await currentConversation(db, visitorId);
+        const tenant = await db.tenant.findUniqueOrThrow({
+          where: { id: channel.tenantId },
+          select: { name: true, settings: true },
+        });
         return {
           visitor_id: visitorId,
           conversation,
-          config: widgetConfig(channel.settings),
+          config: { ...widgetConfig(channel.settings), disclosure: disclosureFor(tenant, "widget") },
           messages: conversation ? await recentMessages(db, conversation.id) : [],
         };
       },
@@ -144,8 +152,8 @@ export function widgetRoutes(services: Services, limits: RateLimits): RestRoute[
           customer,
           text: input.message,
         };
-        if (!wantsStream(req)) return replyBody(replyOf(await handleInbound(services, inbound)));
-        await sendEventStream(services, res, streamReply(services, inbound), chatStreamEvent);
+        if (!wantsStream(req)) return replyBody(replyOf(await handleInbound(services, inbound), "apart"));
+        await sendEventStream(services, res, streamReply(services, inbound, "apart"), chatStreamEvent);
         return undefined;
       },
     },
@@ -178,10 +186,7 @@ export function widgetRoutes(services: Services, limits: RateLimits): RestRoute[
             async (event) => {
               const { messageId, role } = event as { messageId: string; role: string };
               if (!repliedRoles.has(role)) return null;
-              const row = await db.message.findUnique({
-                where: { id: messageId },
-                select: { id: true, role: true, content: true, createdAt: true },
-              });
+              const row = await db.message.findUnique({ where: { id: messageId }, select: visitorMessageFields });
               return row ? { event: "message", data: visitorMessage(row) } : null;
             },
             earlier.map((message) => ({ event: "message", data: message })),

@@ -7,6 +7,15 @@ describe("audit coverage", () => {
     const unsaid = fields.filter((f) => !f.extensions.audit).map((f) => f.name);
     expect(unsaid, "add `audit: { action, target, id }` (or `{ exempt: why }`) to these mutations").toEqual([]);
     const exempt = fields.filter((f) => (f.extensions.audit as { exempt?: string }).exempt).map((f) => f.name);
-    expect(exempt.sort()).toEqual(["addNote", "chat", "exchangeLoginCode", "login", "replyToConversation", "verifyMfaLogin"]);
+    expect(exempt.sort()).toEqual([
+      "addNote",
+      "chat",
+      "exchangeLoginCode",
+      "login",
+      "rateConversation",
+      "rateMessage",
+      "replyToConversation",
+      "verifyMfaLogin",
+    ]);
   });
 });

@@ -98,10 +98,13 @@ describe("chat-app messages (POST)", () => {
     expect(conversation!.customer_phone).toBe("+15551234567");
     await vi.waitFor(async () => {
       const messages = await conversationMessages(app, key, conversation!.id);
-      expect(messages.map((m) => m.role)).toEqual(["customer", "assistant"]);
+      // The AI disclosure is stored on its own and sent at the head of the first reply.
+      expect(messages.map((m) => m.role)).toEqual(["customer", "system", "assistant"]);
       expect(messages[0]!.content).toBe("Hello");
-      expect(messages[1]!.delivery).toMatchObject({ status: "sent", attempts: 1, error: null });
-      expect(messages[1]!.metadata.providerMessageId).toMatch(/^wamid\.OUT/);
+      expect(messages[1]!.metadata).toMatchObject({ kind: "disclosure", sentWith: messages[2]!.id });
+      expect(send!.body.text.body).toBe(`${messages[1]!.content}\n\n${messages[2]!.content}`);
+      expect(messages[2]!.delivery).toMatchObject({ status: "sent", attempts: 1, error: null });
+      expect(messages[2]!.metadata.providerMessageId).toMatch(/^wamid\.OUT/);
     });
   });
 

@@ -137,11 +137,13 @@ describe("USSD sessions", () => {
 
     const [conversation] = (await conversationsOn(app, key, "ussd")).filter((c) => c.customer_phone === "+254711000222");
     const messages = await conversationMessages(app, key, conversation!.id);
-    expect(messages.map((m) => m.role)).toEqual(["customer", "assistant"]);
+    // The first answer follows the AI disclosure (stored on its own), on the same screens.
+    expect(messages.map((m) => m.role)).toEqual(["customer", "system", "assistant"]);
     expect(messages[0]!.content).toBe(question);
-    expect(messages[1]!.delivery).toBeNull();
+    expect(messages[2]!.delivery).toBeNull();
     // Paging reads what was stored: the AI was asked once.
-    expect(shown.replace(/\s+/g, " ")).toBe(ussd.format(messages[1]!.content, {}).replace(/\s+/g, " "));
+    const told = `${messages[1]!.content}\n\n${messages[2]!.content}`;
+    expect(shown.replace(/\s+/g, " ")).toBe(ussd.format(told, {}).replace(/\s+/g, " "));
     expect(await customerMessages(sessionId)).toBe(1);
 
     // 0 goes back to the menu, and a second question is answered in the same conversation.
@@ -149,7 +151,7 @@ describe("USSD sessions", () => {
     expect(await screen(await hop(text))).toMatch(/\n1 Ask a question\n2 Talk to an agent$/);
     text += "*1*How long does a replacement card take to arrive?";
     expect(await screen(await hop(text))).toMatch(/^CON .*working days/s);
-    expect((await conversationMessages(app, key, conversation!.id)).length).toBe(4);
+    expect((await conversationMessages(app, key, conversation!.id)).length).toBe(5);
     expect(providers.sends).toHaveLength(0);
   });
 

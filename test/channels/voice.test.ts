@@ -152,6 +152,7 @@ describe("voice calls", () => {
     const messages = await conversationMessages(app, key, conversation!.id);
     expect(messages.map((m) => [m.role, m.delivery])).toEqual([
       ["customer", null],
+      ["system", null],
       ["assistant", null],
       ["customer", null],
       ["assistant", null],

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dontKnow } from "../../src/ai/local.js";
+import { defaultDisclosure } from "../../src/conversations/disclosure.js";
 import { handoffNotice } from "../../src/conversations/escalate.js";
 import { answerToOffer } from "../../src/conversations/offer.js";
 import { offerRefusedNotice } from "../../src/pipeline/index.js";
@@ -35,9 +36,10 @@ describe("a customer's answer to the assistant's offer of a person, through /api
     return res.body as { response: string; conversationId: string; metadata: { agentType: string } };
   };
   const status = async (id: string) => (await app.request(`/api/conversations/${id}`, { key })).body.status;
+  // The first reply of a conversation follows the AI disclosure; the offer is the reply itself.
   const declined = async () => {
     const first = await chat("Do you sell gold coins?");
-    expect(first.response).toBe(dontKnow);
+    expect(first.response).toBe(`${defaultDisclosure("Offer Bank", {}, "api")}\n\n${dontKnow}`);
     return first.conversationId;
   };
 

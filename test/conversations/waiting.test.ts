@@ -87,12 +87,13 @@ describe("/api/chat while the conversation waits for a person", () => {
     const transcript = await conversationMessages(app, key, conversationId);
     expect(transcript.map((m) => [m.role, m.content])).toEqual([
       ["customer", "I want to speak to a real person please"],
+      ["system", expect.stringContaining("an AI and not a person")],
       ["assistant", expect.stringContaining("member of our team")],
       ["customer", "How do I reset my PIN?"],
       ["assistant", withTheTeam],
       ["customer", "Hello?"],
     ]);
-    expect(transcript[3]!.id).toBe(first.messageId);
+    expect(transcript[4]!.id).toBe(first.messageId);
   });
 
   it("streams the notice as meta, delta and done, then only done with handledBy team", async () => {
@@ -164,7 +165,8 @@ describe("the chat app while the conversation waits for a person", () => {
 
     const conversations = await app.request(`/api/conversations?channel=chatapp&q=${customer}`, { key });
     const [conversation] = conversations.body.conversations;
-    expect(conversation).toMatchObject({ status: "escalated", message_count: 6 });
+    // the AI disclosure opens the transcript beside the four customer messages and two replies
+    expect(conversation).toMatchObject({ status: "escalated", message_count: 7 });
     const [notice] = await waitingNotices(conversation.id);
     expect(notice).toMatchObject({ role: "assistant", delivery: { status: "sent", attempts: 1 } });
   });

@@ -190,7 +190,13 @@ describe.skipIf(!hasChromium)(`the widget in Chromium${skipReason}`, () => {
   it("streams the answer from the knowledge base, with a typing indicator, and reads it out when done", async () => {
     const { launcher, input, assistant } = widget(page);
     await launcher.click();
-    await expect.poll(() => assistant.first().textContent()).toBe("Hello! How can we help?");
+    // The AI disclosure comes first, before the visitor writes anything.
+    await expect
+      .poll(() => assistant.first().textContent())
+      .toBe(
+        "You are chatting with Example Bank's virtual assistant, an AI and not a person. You can ask for a person at any time.",
+      );
+    expect(await assistant.nth(1).textContent()).toBe("Hello! How can we help?");
     // What the visitor sees while the reply is written, recorded as it happens.
     await page.evaluate(() => {
       const shadow = document.querySelector("parley-chat")!.shadowRoot!;
@@ -240,11 +246,47 @@ describe.skipIf(!hasChromium)(`the widget in Chromium${skipReason}`, () => {
     await page.reload();
     const { panel, messages } = widget(page);
     await panel.waitFor({ state: "visible" });
-    await expect.poll(() => messages.count()).toBe(4);
+    await expect.poll(() => messages.count()).toBe(5);
     const texts = await messages.allTextContents();
     expect(texts[1]).toContain("How do I reset my card PIN?");
-    expect(texts[2]).toContain("Reset PIN");
-    expect(texts[3]).toContain("Sam from the cards team");
+    expect(texts[2]).toContain("an AI and not a person");
+    expect(texts[3]).toContain("Reset PIN");
+    expect(texts[4]).toContain("Sam from the cards team");
+  });
+
+  it("rates a reply with its thumbs from the keyboard, and answers the satisfaction question once resolved", async () => {
+    // Only the AI's answer takes a rating: not the greeting, the disclosure or the agent's reply.
+    const helpful = page.locator('parley-chat .msg.assistant .rate button[aria-label="Helpful"]');
+    await expect.poll(() => helpful.count()).toBe(1);
+    const rated = page.waitForResponse((res) => res.url().endsWith("/api/v1/widget/feedback"));
+    await helpful.focus();
+    await page.keyboard.press("Enter");
+    expect((await rated).status()).toBe(200);
+    expect(await helpful.getAttribute("aria-pressed")).toBe("true");
+    const feedback = await app.services.db.prisma.messageFeedback.findFirstOrThrow({ where: { tenantId: tenant.tenantId } });
+    expect(feedback).toMatchObject({ rating: "up", source: "widget" });
+
+    const conversation = await app.services.db.prisma.conversation.findFirstOrThrow({
+      where: { tenantId: tenant.tenantId, channel: "widget" },
+    });
+    const escalated = await app.request("/api/escalations", { key: tenant.apiKey, body: { conversation_id: conversation.id } });
+    const resolved = await app.request("/api/escalations", {
+      method: "PUT",
+      key: tenant.apiKey,
+      body: { id: escalated.body.id, status: "resolved" },
+    });
+    expect(resolved.status).toBe(200);
+    const five = page.locator('parley-chat .survey button[aria-label="5 out of 5"]');
+    await five.waitFor({ state: "visible", timeout: 10_000 });
+    const scored = page.waitForResponse((res) => res.url().endsWith("/api/v1/widget/satisfaction"));
+    await five.focus();
+    await page.keyboard.press("Space");
+    expect((await scored).status()).toBe(200);
+    expect(await five.getAttribute("aria-pressed")).toBe("true");
+    const survey = await app.services.db.prisma.satisfactionSurvey.findFirstOrThrow({
+      where: { conversationId: conversation.id },
+    });
+    expect(survey.score).toBe(5);
   });
 
   it("says so when the visitor is rate-limited, and gives the message back to send later", async () => {
@@ -258,12 +300,14 @@ describe.skipIf(!hasChromium)(`the widget in Chromium${skipReason}`, () => {
       await limited.goto(bankPage("localhost", { token: fresh }));
       const { launcher, notice, input, messages } = widget(limited);
       await launcher.click();
-      await expect.poll(() => messages.count()).toBe(4);
+      // The greeting, and the conversation so far: question, disclosure, answer, the agent's reply, the hand-off
+      // notice and the satisfaction question.
+      await expect.poll(() => messages.count()).toBe(7);
       await input.fill("And on Sundays?");
       await input.press("Enter");
       await expect.poll(() => notice.textContent()).toMatch(/^You are sending messages too quickly\. Please wait \d+ seconds\.$/);
       expect(await input.inputValue()).toBe("And on Sundays?");
-      expect(await messages.count()).toBe(4);
+      expect(await messages.count()).toBe(7);
       expect(await limited.locator("parley-chat .send").isDisabled()).toBe(true);
     } finally {
       await limit({});

@@ -210,11 +210,17 @@ describe("hand-off on the chat app", () => {
     });
     expect(resolved.status).toBe(200);
     await inbox.next((e) => e.type === "resolved" && e.conversationId === conversationId);
+    // Resolved: the customer is asked for a satisfaction score (test/feedback), then writes again.
+    const question = await vi.waitFor(() => {
+      expect(sendsTo()).toHaveLength(3);
+      return sendsTo()[2]!;
+    });
+    expect(question.body.text.body).toMatch(/^How satisfied are you/);
 
     expect((await write("How do I reset my card PIN?")).status).toBe(200);
     const answer = await vi.waitFor(() => {
-      expect(sendsTo()).toHaveLength(3);
-      return sendsTo()[2]!;
+      expect(sendsTo()).toHaveLength(4);
+      return sendsTo()[3]!;
     });
     expect(answer.body.text.body).toContain("Reset PIN");
 

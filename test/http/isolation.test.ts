@@ -26,6 +26,8 @@ import {
   EvaluationRunForTestDocument,
   JobsDocument,
   KnowledgeSourceForTestDocument,
+  RateConversationForTestDocument,
+  RateMessageForTestDocument,
   ReplyForTestDocument,
   ResetAgentMfaDocument,
   RetryJobDocument,
@@ -70,6 +72,8 @@ async function sessionOfA(): Promise<{ agentId: string; sessionId: string }> {
   const session = await app.services.db.prisma.userSession.findFirstOrThrow({ where: { userId: agent.id } });
   return { agentId: agent.id, sessionId: session.id };
 }
+let aReply: string;
+let aResolved: string;
 
 beforeAll(async () => {
   app = await startTestApp();
@@ -103,6 +107,17 @@ beforeAll(async () => {
     app.services.events.record(tx, a.tenantId, "message.sent", { message: { id: "msg_isolation" } }),
   ))!;
   aSession = (await sessionOfA()).sessionId;
+  const answered = await seedConversation(app.services, a.tenantId, { channel: "api" });
+  aReply = (await app.services.db.prisma.message.findFirstOrThrow({ where: { conversationId: answered, role: "assistant" } })).id;
+  // A resolved conversation, with its satisfaction question open.
+  aResolved = await seedConversation(app.services, a.tenantId, { channel: "api" });
+  const escalation = await app.request("/api/escalations", { key: a.apiKey, body: { conversation_id: aResolved } });
+  const resolved = await app.request("/api/escalations", {
+    method: "PUT",
+    key: a.apiKey,
+    body: { id: escalation.body.id, status: "resolved" },
+  });
+  expect(resolved.status).toBe(200);
 });
 afterAll(() => app?.close());
 
@@ -127,6 +142,8 @@ const aResourceFor = (method: string, path: string): { params: Record<string, st
     "/api/webhooks/:id/deliveries": { params: { id: aEndpoint } },
     "/api/webhooks/:id/redeliver": { params: { id: aEndpoint }, body: { event_id: aEvent } },
     "delete /api/sessions/:id": { params: { id: aSession } },
+    "/api/messages/:id/feedback": { params: { id: aReply }, body: { rating: "up" } },
+    "/api/conversations/:id/satisfaction": { params: { id: aResolved }, body: { score: 4 } },
   };
   const resource = table[`${method} ${path}`] ?? table[path];
   if (!resource) throw new Error(`The isolation test does not know ${method} ${path}: add it to aResourceFor`);
@@ -221,7 +238,9 @@ describe("tenant isolation", () => {
     await notFound(app.graphql(DeleteTeamForTestDocument, { id: aTeam }, b.apiKey));
     await notFound(app.graphql(CreateTeamForTestDocument, { name: "B team", memberIds: [aAgent] }, b.apiKey));
     await notFound(app.graphql(CreateAgentForTestDocument, { name: "B", email: "b@b.example", teamIds: [aTeam] }, b.apiKey));
-    const aEscalation = (await app.request(`/api/escalations?limit=100`, { key: a.apiKey })).body.escalations[0].id as string;
+    const aEscalation = (await app.request(`/api/escalations?limit=100`, { key: a.apiKey })).body.escalations.find(
+      (e: { conversation_id: string }) => e.conversation_id === aEscalated,
+    ).id as string;
     await notFound(app.graphql(EscalationForTestDocument, { id: aEscalation }, b.apiKey));
     await notFound(app.graphql(UpdateEscalationForTestDocument, { id: aEscalation, status: "resolved" }, b.apiKey));
     expect(
@@ -279,6 +298,10 @@ describe("tenant isolation", () => {
     expect(
       (await app.services.db.prisma.userSession.findUniqueOrThrow({ where: { id: aSignedIn.sessionId } })).revokedAt,
     ).toBeNull();
+    await notFound(app.graphql(RateMessageForTestDocument, { messageId: aReply, rating: "down" }, b.apiKey));
+    await notFound(app.graphql(RateConversationForTestDocument, { conversationId: aResolved, score: 1 }, b.apiKey));
+    expect(await app.services.db.prisma.messageFeedback.count({ where: { messageId: aReply, rating: "down" } })).toBe(0);
+    expect(await app.services.db.prisma.satisfactionSurvey.count({ where: { conversationId: aResolved, score: 1 } })).toBe(0);
 
     // Every field with an ID argument must be covered above: a new one fails here until it is.
     const covered = new Set([
@@ -314,6 +337,8 @@ describe("tenant isolation", () => {
       "redeliverWebhookEvent",
       "revokeSession",
       "resetAgentMfa",
+      "rateMessage",
+      "rateConversation",
     ]);
     const withIds = [schema.getQueryType(), schema.getMutationType()].flatMap((type) =>
       Object.values(type?.getFields() ?? {})

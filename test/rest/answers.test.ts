@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dontKnow } from "../../src/ai/local.js";
+import { defaultDisclosure } from "../../src/conversations/disclosure.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 
 // A new bank's FAQ, pasted as plain question lines with their answers, and questions worded the way customers write.
@@ -63,7 +64,8 @@ describe("the offline engine answers a new bank's customers from its FAQ", () =>
     "declines %j honestly and offers a person",
     async (question) => {
       const reply = await ask(question);
-      expect(reply.response).toBe(dontKnow);
+      // Each question starts a conversation, whose first reply follows the AI disclosure.
+      expect(reply.response).toBe(`${defaultDisclosure("New Bank", {}, "api")}\n\n${dontKnow}`);
       expect(reply.metadata.agentType).toBe("fallback");
     },
   );

@@ -2,7 +2,7 @@ import { createParser, type ParserCallbacks } from "eventsource-parser";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ChatStep } from "../fakes/openai-chat.js";
 import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.js";
-import { UpdateTenantDocument } from "../generated.js";
+import { SetDisclosureDocument, UpdateTenantDocument } from "../generated.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 
 // The OpenAI engine end to end: the service, started with OPENAI_API_KEY and OPENAI_BASE_URL, talks to the fake
@@ -66,6 +66,9 @@ beforeAll(async () => {
   // Heartbeats every 100 ms rather than 15 s, so that a slow model's stream shows them.
   app = await startTestApp({ OPENAI_API_KEY: fake.apiKey, OPENAI_BASE_URL: fake.url, SSE_HEARTBEAT_MS: "100" });
   bank = await app.tenant("Model Bank");
+  // These tests read the model's own words, event by event; the AI disclosure that heads a conversation's first
+  // reply has its own tests (test/conversations/disclosure.test.ts), so this tenant turns it off, explicitly.
+  await app.graphql(SetDisclosureDocument, { aiDisclosureEnabled: false }, bank.apiKey);
   const added = await app.request("/api/knowledge/sources", {
     key: bank.apiKey,
     body: { type: "manual", title: "Help centre", content: faq },

@@ -60,11 +60,13 @@ describe("POST /api/chat", () => {
     expect(res.body.metadata.tokensUsed).toBeGreaterThan(0);
     expect(res.body.metadata.sources[0]).toMatchObject({ title: "Help centre" });
 
+    // The conversation's first reply follows the AI disclosure, stored on its own (src/conversations/disclosure.ts).
     const messages = await app.request(`/api/conversations/${res.body.conversationId}/messages`, { key: bank.apiKey });
-    expect(messages.body.messages.map((m: { role: string }) => m.role)).toEqual(["customer", "assistant"]);
-    expect(messages.body.messages[1].id).toBe(res.body.messageId);
+    expect(messages.body.messages.map((m: { role: string }) => m.role)).toEqual(["customer", "system", "assistant"]);
+    expect(res.body.response.startsWith(`${messages.body.messages[1].content}\n\n`)).toBe(true);
+    expect(messages.body.messages[2].id).toBe(res.body.messageId);
     const conversation = await app.request(`/api/conversations/${res.body.conversationId}`, { key: bank.apiKey });
-    expect(conversation.body).toMatchObject({ channel: "api", status: "open", message_count: 2 });
+    expect(conversation.body).toMatchObject({ channel: "api", status: "open", message_count: 3 });
   });
 
   it("continues a conversation by id, and says when it does not know", async () => {

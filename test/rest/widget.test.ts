@@ -182,6 +182,8 @@ describe("POST /api/v1/widget/init", () => {
         position: "bottom-right",
         streaming: true,
         colors: { primary: "#0d2a6b", background: "#ffffff", text: "#1d2330" },
+        disclosure:
+          "You are chatting with Widget Bank's virtual assistant, an AI and not a person. You can ask for a person at any time.",
       },
       messages: [],
     });
@@ -316,13 +318,21 @@ describe("POST /api/v1/widget/message", () => {
     const res = await init({ visitor });
     expect(res.body.visitor_id).toBe(visitor);
     expect(res.body.conversation).toEqual({ id: conversationId, status: "open" });
-    expect(res.body.messages.map((m: { role: string }) => m.role)).toEqual(["customer", "assistant", "customer", "assistant"]);
+    expect(res.body.messages.map((m: { role: string }) => m.role)).toEqual([
+      "customer",
+      "system",
+      "assistant",
+      "customer",
+      "assistant",
+    ]);
     expect(res.body.messages[0]).toEqual({
       id: expect.stringMatching(/^msg_/),
       role: "customer",
       content: "How do I reset my card PIN?",
+      kind: null,
       created_at: expect.any(String),
     });
+    expect(res.body.messages[1]).toMatchObject({ kind: "disclosure", content: res.body.config.disclosure });
     expect((await init()).body.conversation).toBeNull();
   });
 
@@ -372,6 +382,7 @@ describe("POST /api/v1/widget/message", () => {
       id: agentReply,
       role: "agent",
       content: "Hi, this is Sam from the cards team.",
+      kind: null,
       created_at: expect.any(String),
     });
     expect(messages.some((m) => m.content.includes("member of our team"))).toBe(true);

@@ -1,5 +1,12 @@
 import { z } from "zod";
-import { type AnalyticsReport, analyticsReport, type Bucket, type Count, type Durations } from "../../analytics/report.js";
+import {
+  type AnalyticsReport,
+  analyticsReport,
+  type Bucket,
+  type Count,
+  type Durations,
+  type FeedbackFigures,
+} from "../../analytics/report.js";
 import { channelNames } from "../../channels/names.js";
 import { builder } from "../builder.js";
 import { parseInput } from "../validate.js";
@@ -63,6 +70,9 @@ const EscalationFigures = builder.objectRef<Section<"escalations">>("EscalationF
   fields: (t) => ({
     total: t.exposeInt("total", { description: "Escalations created in the window" }),
     byReason: t.field({ type: [CountRef], resolve: (e) => e.byReason }),
+    outOfHours: t.exposeInt("outOfHours", {
+      description: "Those asked for outside the tenant's business hours (queued while the AI kept answering)",
+    }),
   }),
 });
 
@@ -81,6 +91,33 @@ const Unanswered = builder.objectRef<Section<"unansweredQuestions">[number]>("Un
     lastAskedAt: t.expose("lastAskedAt", { type: "DateTime" }),
     conversationId: t.exposeID("conversationId", { description: "The latest conversation that asked it" }),
   }),
+});
+
+const Satisfaction = builder.objectRef<FeedbackFigures["satisfaction"]>("SatisfactionFigures").implement({
+  fields: (t) => ({
+    asked: t.exposeInt("asked", { description: "Satisfaction questions asked in the window (at resolution)" }),
+    answered: t.exposeInt("answered"),
+    average: t.exposeFloat("average", { nullable: true, description: "Mean score (1 to 5) of the answered ones" }),
+  }),
+});
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/** The figures a channel's feedback and the whole window's share. */
+const feedbackFields = <T extends FeedbackFigures>(t: PothosSchemaTypes.ObjectFieldBuilder<Types, T>) => ({
+  up: t.int({ description: "Thumbs up given in the window on the AI's replies", resolve: (f) => f.up }),
+  down: t.int({ resolve: (f) => f.down }),
+  rate: t.float({ nullable: true, description: "up ÷ (up + down)", resolve: (f) => f.rate }),
+  satisfaction: t.field({ type: Satisfaction, resolve: (f) => f.satisfaction }),
+});
+
+const ChannelFeedback = builder.objectRef<FeedbackFigures & { channel: string }>("ChannelFeedbackFigures").implement({
+  fields: (t) => ({ channel: t.exposeString("channel"), ...feedbackFields(t) }),
+});
+
+const Feedback = builder.objectRef<AnalyticsReport["feedback"]>("FeedbackFigures").implement({
+  description: "Customers' thumbs on the AI's replies and satisfaction scores at resolution",
+  fields: (t) => ({ ...feedbackFields(t), byChannel: t.field({ type: [ChannelFeedback], resolve: (f) => f.byChannel }) }),
 });
 
 const Analytics = builder.objectRef<AnalyticsReport>("Analytics").implement({
@@ -103,6 +140,7 @@ const Analytics = builder.objectRef<AnalyticsReport>("Analytics").implement({
     knowledgeCoverage: t.field({ type: Coverage, resolve: (a) => a.knowledgeCoverage }),
     unansweredQuestions: t.field({ type: [Unanswered], resolve: (a) => a.unansweredQuestions }),
     tokensUsed: t.exposeFloat("tokensUsed"),
+    feedback: t.field({ type: Feedback, resolve: (a) => a.feedback }),
     series: t.field({ type: [BucketRef], resolve: (a) => a.series }),
   }),
 });

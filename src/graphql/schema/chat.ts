@@ -104,7 +104,7 @@ builder.mutationField("chat", (t) =>
     authScopes: { permission: "converse" },
     audit: { exempt: "a customer conversation: its transcript and timeline record it" },
     args: chatArgs,
-    resolve: async (_root, args, ctx) => replyOf(await handleInbound(ctx.services, await inboundOf(ctx, args))),
+    resolve: async (_root, args, ctx) => replyOf(await handleInbound(ctx.services, await inboundOf(ctx, args)), "inline"),
   }),
 );
 
@@ -114,7 +114,7 @@ builder.subscriptionField("chatStream", (t) =>
     description: "The same as chat, streamed: meta, then delta events as the answer is generated, then done (or error)",
     authScopes: { permission: "converse" },
     args: chatArgs,
-    subscribe: async (_root, args, ctx) => streamReply(ctx.services, await inboundOf(ctx, args)),
+    subscribe: async (_root, args, ctx) => streamReply(ctx.services, await inboundOf(ctx, args), "inline"),
     resolve: (event) => event,
   }),
 );

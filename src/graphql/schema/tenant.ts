@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { disclosureFor } from "../../conversations/disclosure.js";
 import type { Prisma } from "../../db/generated/prisma/client.js";
 import { notFound } from "../../errors.js";
 import { effectiveRateLimit } from "../../tenants/settings.js";
@@ -21,6 +22,11 @@ export const Tenant = builder.prismaObject("Tenant", {
       type: RateLimitSetting,
       description: "The rate limit in force for this tenant's API keys",
       resolve: (tenant, _args, ctx) => effectiveRateLimit(tenant.settings, ctx.services.config),
+    }),
+    aiDisclosure: t.string({
+      nullable: true,
+      description: "The AI disclosure in force (as written channels say it); null when the tenant turned it off",
+      resolve: (tenant) => disclosureFor(tenant, "api"),
     }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
   }),
@@ -55,7 +61,17 @@ const settingsInput = z.object({
   lowConfidenceEscalateAfter: z.number().int().min(1).max(20).optional(),
   piiRedaction: z.boolean().optional(),
   requireMfa: z.boolean().optional(),
+  aiDisclosure: z
+    .string()
+    .trim()
+    .min(1, "must not be empty: to turn the disclosure off, set aiDisclosureEnabled to false")
+    .max(500)
+    .optional(),
+  aiDisclosureEnabled: z.boolean().optional(),
+  assistantName: z.string().trim().min(1).max(80).optional(),
 });
+
+const resettable = ["aiDisclosure", "assistantName"] as const;
 
 builder.mutationField("updateTenant", (t) =>
   t.prismaField({
@@ -87,18 +103,31 @@ builder.mutationField("updateTenant", (t) =>
         description:
           "Every dashboard user must sign in with a second factor: one without it may only enrol until they have (default off)",
       }),
+      aiDisclosure: t.arg.string({
+        required: false,
+        description:
+          "The line every conversation starts with, telling the customer they talk to an AI (up to 500 characters; null: the default)",
+      }),
+      aiDisclosureEnabled: t.arg.boolean({
+        required: false,
+        description: "Send the AI disclosure (default on; turned off only by false)",
+      }),
+      assistantName: t.arg.string({
+        required: false,
+        description: "The assistant's name in the default disclosure (null: the tenant's name)",
+      }),
     },
     resolve: async (query, _root, args, ctx) => {
       const { name, ...settings } = parseInput(settingsInput, args);
       const current = await ctx.db.tenant.findUnique({ where: { id: ctx.tenantId } });
       if (!current) throw notFound("Tenant");
+      const merged: Prisma.JsonObject = { ...(current.settings as Prisma.JsonObject), ...settings };
+      // An explicit null (not an omitted argument) puts a setting with a default back to it.
+      for (const key of resettable) if (args[key] === null) delete merged[key];
       return ctx.db.tenant.update({
         ...query,
         where: { id: ctx.tenantId },
-        data: {
-          ...(name ? { name } : {}),
-          settings: { ...(current.settings as Prisma.JsonObject), ...settings },
-        },
+        data: { ...(name ? { name } : {}), settings: merged },
       });
     },
   }),
