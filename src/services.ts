@@ -22,6 +22,7 @@ import { createVectorIndex, type VectorIndex } from "./knowledge/vector-index.js
 import { createLogger } from "./logger.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { createRealtimeBus, type RealtimeBus } from "./realtime/pubsub.js";
+import { TenantCache } from "./tenants/cache.js";
 
 /** Everything a request handler, resolver or job needs, created once per process. */
 export interface Services {
@@ -31,6 +32,8 @@ export interface Services {
   /** Shared by the rate limiter and anything else that needs Redis; null on the embedded defaults. */
   redis: Redis | null;
   realtime: RealtimeBus;
+  /** Tenants' settings and API keys as requests read them, forgotten on every instance when they change. */
+  tenants: TenantCache;
   /** Dashboard login attempts per account and address, in Redis when configured. */
   loginThrottle: LoginThrottle;
   secrets: SecretBox;
@@ -80,6 +83,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   // Without a listener, ioredis reports a lost connection as an unhandled error, which ends the process.
   redis?.on("error", (err) => logger.warn({ err }, "Redis connection failed"));
   const realtime = createRealtimeBus(config.REDIS_URL, logger);
+  const tenants = new TenantCache({ db, realtime, logger });
+  tenants.start();
   const loginThrottle = new LoginThrottle(redis, config);
   const secrets = new SecretBox(loadSecretsKey(config.SECRETS_KEY, config.DATA_DIR));
   const jobs = new JobQueue(db, realtime.pubsub, logger);
@@ -87,7 +92,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const events = new EventOutbox({ pubsub: realtime.pubsub, jobs, config, logger });
   events.start();
   const metrics = createMetrics(() => jobs);
-  const intents = new TenantIntentModels({ db, logger });
+  const intents = new TenantIntentModels({ db, tenants, logger });
   const engine: Engine = config.OPENAI_API_KEY ? OpenAIEngine.fromConfig(config) : new LocalEngine();
   const embedder = createEmbedder(config);
   const vectors = await createVectorIndex({ db, realtime, logger }, config);
@@ -118,6 +123,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     db,
     redis,
     realtime,
+    tenants,
     loginThrottle,
     secrets,
     jobs,
@@ -140,6 +146,7 @@ export async function closeServices(services: Services): Promise<void> {
   await services.reader.close();
   await services.egress.close();
   await services.intents.trainer.close();
+  await services.tenants.stop();
   await services.realtime.close();
   services.redis?.disconnect();
   await services.db.close();

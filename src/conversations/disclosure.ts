@@ -49,11 +49,8 @@ export async function discloseAtStart(
 ): Promise<string | null> {
   if (conversation.disclosedAt) return null;
   const prisma = services.db.prisma;
-  const tenant = await prisma.tenant.findUniqueOrThrow({
-    where: { id: conversation.tenantId },
-    select: { name: true, settings: true },
-  });
-  const text = disclosureFor(tenant, conversation.channel);
+  const tenant = await services.tenants.tenant(conversation.tenantId);
+  const text = tenant && disclosureFor(tenant, conversation.channel);
   if (!text) return null;
   const id = newId("msg");
   const told = await prisma.$transaction(async (tx) => {

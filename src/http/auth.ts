@@ -20,14 +20,15 @@ export function credentialOf(headers: { authorization?: string; "x-api-key"?: st
 }
 
 export async function principalForApiKey(services: Services, key: string): Promise<Principal | null> {
-  const found = await services.db.prisma.apiKey.findUnique({
-    where: { hash: hashApiKey(key) },
-    include: { tenant: { select: { settings: true } } },
-  });
+  const found = await services.tenants.apiKey(hashApiKey(key));
   if (!found || found.revokedAt || !isRole(found.role)) return null;
+  const tenant = await services.tenants.tenant(found.tenantId);
+  if (!tenant) return null;
   if (!found.lastUsedAt || Date.now() - found.lastUsedAt.getTime() > lastUsedPrecisionMs) {
+    // The cached key remembers it too, or every request until the next reload would write it again.
+    found.lastUsedAt = new Date();
     void services.db.prisma.apiKey
-      .update({ where: { id: found.id }, data: { lastUsedAt: new Date() } })
+      .update({ where: { id: found.id }, data: { lastUsedAt: found.lastUsedAt } })
       .catch((err) => services.logger.warn({ err }, "could not record API key use"));
   }
   return {
@@ -36,7 +37,7 @@ export async function principalForApiKey(services: Services, key: string): Promi
     tenantId: found.tenantId,
     role: found.role,
     label: found.prefix,
-    rateLimit: effectiveRateLimit(found.tenant.settings, services.config),
+    rateLimit: effectiveRateLimit(tenant.settings, services.config),
   };
 }
 

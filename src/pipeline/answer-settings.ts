@@ -1,5 +1,6 @@
 import type { AnswerInput } from "../ai/engine.js";
 import { redactPII } from "../ai/redact.js";
+import { notFound } from "../errors.js";
 import type { Services } from "../services.js";
 import type { Retrieved } from "./retriever.js";
 import { styleFor } from "./styles.js";
@@ -17,7 +18,8 @@ export interface AnswerSettings {
 const defaultLowConfidenceLimit = 3;
 
 export async function answerSettings(services: Services, tenantId: string): Promise<AnswerSettings> {
-  const tenant = await services.db.prisma.tenant.findUniqueOrThrow({ where: { id: tenantId } });
+  const tenant = await services.tenants.tenant(tenantId);
+  if (!tenant) throw notFound("Tenant");
   const settings = tenant.settings as { persona?: string; piiRedaction?: boolean; lowConfidenceEscalateAfter?: number };
   return {
     tenantName: tenant.name,

@@ -18,6 +18,8 @@ export type Topics = {
   "inbox:message": [tenantId: string, payload: { conversationId: string; messageId: string }];
   /** A tenant's event notification endpoints changed (src/events/outbox.ts): instances forget which types it wants. */
   "webhooks:changed": [payload: { tenantId: string }];
+  /** A tenant's settings, intents or API keys changed (src/tenants/cache.ts): instances forget what they cached of it. */
+  "tenant:changed": [payload: { tenantId: string }];
   /** A message was stored in one of the tenant's conversations (customer, AI, agent or private note): the dashboard. */
   "conversation:activity": [tenantId: string, payload: ConversationActivity];
   [topic: string]: [payload: unknown] | [id: string, payload: unknown];

@@ -61,6 +61,13 @@ describe("API keys (the Settings page)", () => {
     );
   });
 
+  it("refuses a key revoked right after it was used, at the very next request", async () => {
+    const { key, apiKey } = (await app.graphql(CreateApiKeyDocument, { name: "busy" }, owner.apiKey)).data!.createApiKey;
+    expect((await app.request("/api/conversations", { key })).status).toBe(200);
+    await app.graphql(RevokeApiKeyDocument, { id: apiKey.id }, owner.apiKey);
+    expect((await app.request("/api/conversations", { key })).status).toBe(401);
+  });
+
   it("lets only owners manage keys", async () => {
     const admin = await app.keyFor(owner.tenantId, "admin");
     expect((await app.graphql(ApiKeysDocument, {}, admin)).errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
@@ -83,5 +90,32 @@ describe("tenant settings", () => {
     const viewer = await app.keyFor(owner.tenantId, "viewer");
     expect((await app.graphql(UpdateTenantDocument, { name: "x" }, viewer)).errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
     expect((await app.graphql(TenantDocument, {}, viewer)).data?.tenant.name).toBe("Keys Bank plc");
+  });
+  it("applies a changed rate limit from the next request of a key in use", async () => {
+    const admin = await app.keyFor(owner.tenantId, "admin");
+    const limitOf = async () => (await app.request("/api/conversations", { key: admin })).headers.get("ratelimit-limit");
+    await app.graphql(UpdateTenantDocument, { rateLimitMax: 500 }, admin);
+    expect(await limitOf()).toBe("500");
+    await app.graphql(UpdateTenantDocument, { rateLimitMax: 400 }, admin);
+    expect(await limitOf()).toBe("400");
+  });
+});
+
+// Each instance keeps the keys and settings it read: a change on one must reach the others through Redis.
+describe.runIf(process.env.DATABASE_URL && process.env.REDIS_URL)("several instances", () => {
+  it("refuses on every instance a key revoked on one, and applies a changed setting everywhere", async () => {
+    const second = await startTestApp({}, { database: app.database });
+    try {
+      const { key, apiKey } = (await app.graphql(CreateApiKeyDocument, { name: "shared" }, owner.apiKey)).data!.createApiKey;
+      expect((await second.request("/api/conversations", { key })).status).toBe(200);
+      await app.graphql(UpdateTenantDocument, { rateLimitMax: 300 }, owner.apiKey);
+      await expect
+        .poll(async () => (await second.request("/api/conversations", { key })).headers.get("ratelimit-limit"), { interval: 20 })
+        .toBe("300");
+      await app.graphql(RevokeApiKeyDocument, { id: apiKey.id }, owner.apiKey);
+      await expect.poll(async () => (await second.request("/api/conversations", { key })).status, { interval: 20 }).toBe(401);
+    } finally {
+      await second.close();
+    }
   });
 });

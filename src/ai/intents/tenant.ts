@@ -36,7 +36,7 @@ export class TenantIntentModels {
   private readonly training = new Map<string, Promise<Cached>>();
 
   constructor(
-    private readonly services: Pick<Services, "db" | "logger">,
+    private readonly services: Pick<Services, "db" | "tenants" | "logger">,
     readonly trainer = new IntentTrainer(),
   ) {}
 
@@ -55,8 +55,7 @@ export class TenantIntentModels {
   }
 
   private async versionOf(tenantId: string): Promise<number> {
-    const tenant = await this.services.db.prisma.tenant.findUnique({ where: { id: tenantId }, select: { intentsVersion: true } });
-    return tenant?.intentsVersion ?? 0;
+    return (await this.services.tenants.tenant(tenantId))?.intentsVersion ?? 0;
   }
 
   private async trainVersion(tenantId: string, version: number): Promise<Cached> {

@@ -66,7 +66,9 @@ builder.mutationField("revokeApiKey", (t) =>
       const id = String(args.id);
       const key = await ctx.db.apiKey.findUnique({ where: { id } });
       if (!key) throw notFound("API key");
-      return ctx.db.apiKey.update({ ...query, where: { id }, data: { revokedAt: key.revokedAt ?? new Date() } });
+      const revoked = await ctx.db.apiKey.update({ ...query, where: { id }, data: { revokedAt: key.revokedAt ?? new Date() } });
+      ctx.services.tenants.changed(ctx.tenantId);
+      return revoked;
     },
   }),
 );

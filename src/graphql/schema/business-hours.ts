@@ -110,7 +110,9 @@ builder.mutationField("setBusinessHours", (t) =>
       const current = await ctx.db.tenant.findUnique({ where: { id: ctx.tenantId } });
       if (!current) throw notFound("Tenant");
       const settings = { ...(current.settings as Prisma.JsonObject), businessHours } as Prisma.InputJsonObject;
-      return ctx.db.tenant.update({ ...query, where: { id: ctx.tenantId }, data: { settings } });
+      const updated = await ctx.db.tenant.update({ ...query, where: { id: ctx.tenantId }, data: { settings } });
+      ctx.services.tenants.changed(ctx.tenantId);
+      return updated;
     },
   }),
 );

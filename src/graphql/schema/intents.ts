@@ -64,8 +64,12 @@ async function addExamples(tx: Tx, tenantId: string, texts: Map<string, string[]
   return rows.length;
 }
 
-/** Once a change of intents is committed: trained before the answer, so this instance uses the new model at once. */
+/**
+ * Once a change of intents is committed: every instance learns the new version, and this one trains it before the
+ * answer, so that it uses the new model at once.
+ */
 async function retrain(ctx: Pick<GraphQLContext, "services" | "tenantId">): Promise<void> {
+  ctx.services.tenants.changed(ctx.tenantId);
   await ctx.services.intents.current(ctx.tenantId).catch(() => undefined);
 }
 

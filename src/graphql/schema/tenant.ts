@@ -124,11 +124,13 @@ builder.mutationField("updateTenant", (t) =>
       const merged: Prisma.JsonObject = { ...(current.settings as Prisma.JsonObject), ...settings };
       // An explicit null (not an omitted argument) puts a setting with a default back to it.
       for (const key of resettable) if (args[key] === null) delete merged[key];
-      return ctx.db.tenant.update({
+      const updated = await ctx.db.tenant.update({
         ...query,
         where: { id: ctx.tenantId },
         data: { ...(name ? { name } : {}), settings: merged },
       });
+      ctx.services.tenants.changed(ctx.tenantId);
+      return updated;
     },
   }),
 );

@@ -1,0 +1,104 @@
+import type { Logger } from "pino";
+import type { Database } from "../db/client.js";
+import type { Prisma } from "../db/generated/prisma/client.js";
+import type { RealtimeBus } from "../realtime/pubsub.js";
+
+/** What every request of a tenant reads and an administrator rarely changes. */
+export interface CachedTenant {
+  id: string;
+  name: string;
+  settings: Prisma.JsonValue;
+  intentsVersion: number;
+}
+
+/** An API key as authentication needs it. */
+export interface CachedApiKey {
+  id: string;
+  tenantId: string;
+  role: string;
+  prefix: string;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+}
+
+interface Entry<T> {
+  value: T;
+  expires: number;
+}
+
+// The bound on staleness should an announcement be lost (a Redis outage): announcements do the invalidating.
+const ttlMs = 30_000;
+
+/**
+ * Tenants (name, settings, intents version) and API keys, cached in this instance so that a request does not
+ * read them from the database each time. Whatever changes them calls `changed(tenantId)` once its transaction has
+ * committed: this instance forgets the tenant and its keys at once, and the others when the announcement reaches
+ * them through the pubsub (in-process, or Redis across instances). A read that started before a change and
+ * ends after its announcement is not kept: it may have seen the old rows.
+ */
+export class TenantCache {
+  private readonly tenants = new Map<string, Entry<CachedTenant | null>>();
+  private readonly keys = new Map<string, Entry<CachedApiKey | null>>();
+  // Bumped by every change: a read keeps its result only if no change was announced while it ran.
+  private generation = 0;
+  private unsubscribe: () => unknown = () => undefined;
+  private listening: Promise<void> = Promise.resolve();
+
+  constructor(private readonly services: { db: Database; realtime: RealtimeBus; logger: Logger }) {}
+
+  /** Listens for other instances' changes until `stop`. */
+  start(): void {
+    const subscription = this.services.realtime.pubsub.subscribe("tenant:changed");
+    this.unsubscribe = () => subscription.return();
+    this.listening = (async () => {
+      for await (const { tenantId } of subscription) this.forget(tenantId);
+    })().catch((err: unknown) => this.services.logger.error({ err }, "tenant cache stopped listening for changes"));
+  }
+
+  async stop(): Promise<void> {
+    await this.unsubscribe();
+    await this.listening;
+  }
+
+  tenant(tenantId: string): Promise<CachedTenant | null> {
+    return this.read(this.tenants, tenantId, () =>
+      this.services.db.prisma.tenant.findUnique({
+        where: { id: tenantId },
+        select: { id: true, name: true, settings: true, intentsVersion: true },
+      }),
+    );
+  }
+
+  /** The key whose SHA-256 is `hash`, revoked or not; null when there is none. */
+  apiKey(hash: string): Promise<CachedApiKey | null> {
+    return this.read(this.keys, hash, () =>
+      this.services.db.prisma.apiKey.findUnique({
+        where: { hash },
+        select: { id: true, tenantId: true, role: true, prefix: true, revokedAt: true, lastUsedAt: true },
+      }),
+    );
+  }
+
+  /** After a committed change of the tenant, its settings or its keys: every instance forgets them. */
+  changed(tenantId: string): void {
+    this.forget(tenantId);
+    this.services.realtime.pubsub.publish("tenant:changed", { tenantId });
+  }
+
+  private forget(tenantId: string): void {
+    this.generation++;
+    this.tenants.delete(tenantId);
+    for (const [hash, entry] of this.keys) if (entry.value?.tenantId === tenantId) this.keys.delete(hash);
+  }
+
+  private async read<T>(cache: Map<string, Entry<T>>, id: string, load: () => Promise<T>): Promise<T> {
+    const now = Date.now();
+    const cached = cache.get(id);
+    if (cached && cached.expires > now) return cached.value;
+    const generation = this.generation;
+    const value = await load();
+    // An unknown key is not kept: it may be about to be created, and guessing must not fill the cache.
+    if (generation === this.generation && value !== null) cache.set(id, { value, expires: now + ttlMs });
+    return value;
+  }
+}
