@@ -73,6 +73,8 @@ async function recordGrounding(
 ): Promise<boolean> {
   const metadata = (conversation.metadata ?? {}) as { lowConfidenceStreak?: number };
   const streak = grounded ? 0 : (metadata.lowConfidenceStreak ?? 0) + 1;
+  // A grounded answer in a conversation without a streak changes nothing: the common case costs no write.
+  if (streak === (metadata.lowConfidenceStreak ?? 0)) return false;
   await services.db.prisma.conversation.update({
     where: { id: conversation.id },
     data: { metadata: { ...(metadata as Prisma.JsonObject), lowConfidenceStreak: streak } },
