@@ -12,24 +12,39 @@ interface Profile {
   timeDeltas: number[];
 }
 
-/** Where a sample's time goes: the npm package, Parley's own module, or V8's own bucket (GC, program, idle). */
-function placeOf(frame: ProfileNode["callFrame"]): string {
-  const pkg = frame.url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1];
+/** Where code runs: the npm package, Parley's own module, PGlite's WebAssembly, or Node's core; null for a native frame. */
+function placeOf(url: string): string | null {
+  const pkg = url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1];
   if (pkg) return pkg;
-  const own = frame.url.match(/\/(src\/.+)$/)?.[1];
+  const own = url.match(/\/(src\/.+)$/)?.[1];
   if (own) return own;
-  if (frame.url.startsWith("node:")) return "node core";
-  return frame.functionName || "(anonymous)";
+  if (url.startsWith("wasm://")) return "@electric-sql/pglite (WebAssembly)";
+  if (url.startsWith("node:")) return "node core";
+  return null;
 }
 
-/** The profile's busy time (idle left out) by place, largest first, as shares. */
+/**
+ * The profile's busy time by place, largest first, as shares. A native frame (a GC, a socket write, a native
+ * search) counts for the nearest caller with a place; the profiler's own work and idle time are left out.
+ */
 export function topPlaces(profile: Profile, count: number): Array<{ place: string; share: number }> {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parentOf = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+  const placeOfNode = (id: number): string | null => {
+    for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
+      const frame = byId.get(at)!.callFrame;
+      if (frame.url === "node:inspector") return null;
+      const place = placeOf(frame.url);
+      if (place) return place;
+    }
+    return byId.get(id)!.callFrame.functionName;
+  };
   const totals = new Map<string, number>();
   let busy = 0;
   profile.samples.forEach((id, i) => {
-    const place = placeOf(byId.get(id)!.callFrame);
-    if (place === "(idle)") return;
+    const place = placeOfNode(id);
+    if (place === null || place === "(idle)") return;
     const took = profile.timeDeltas[i] ?? 0;
     busy += took;
     totals.set(place, (totals.get(place) ?? 0) + took);
