@@ -1,4 +1,5 @@
 import { passageOf, passageProbability, rankPassages } from "../ai/relevance.js";
+import { decodeRealArray } from "../db/real-array.js";
 import type { Services } from "../services.js";
 import { fullTextCandidates } from "./full-text.js";
 
@@ -66,11 +67,11 @@ export async function searchKnowledge(services: Services, tenantId: string, quer
     url: string | null;
     page: number | null;
     content: string;
-    embedding: number[] | null;
+    embedding: Uint8Array | null;
   }>(
-    // Only full-text candidates need their embedding read: the vector index scored the others.
+    // Only full-text candidates need their embedding read (binary: src/db/real-array.ts): the vector index scored the others.
     `SELECT c.id, c.source_id, s.title AS source_title, c.title, c.url, c.page, c.content,
-            CASE WHEN c.id = ANY($3::text[]) THEN NULL ELSE c.embedding END AS embedding
+            CASE WHEN c.id = ANY($3::text[]) THEN NULL ELSE array_send(c.embedding) END AS embedding
        FROM chunks c JOIN knowledge_sources s ON s.id = c.source_id
       WHERE c.tenant_id = $1 AND c.id = ANY($2::text[])`,
     [tenantId, pool, [...similarityOf.keys()]],
@@ -83,7 +84,7 @@ export async function searchKnowledge(services: Services, tenantId: string, quer
     url: row.url,
     page: row.page,
     content: row.content,
-    similarity: similarityOf.get(row.id) ?? dot(queryVector!, row.embedding ?? []),
+    similarity: similarityOf.get(row.id) ?? dot(queryVector!, row.embedding ? decodeRealArray(row.embedding) : []),
   }));
   // The relevance model reads what the two rankings cannot: FAQ questions apart, typos, associated words, intents.
   const relevance = (await rankPassages(text, hits.map(passageOf))).logits;
