@@ -1,5 +1,6 @@
 import { adapterFor, sendsThroughProvider } from "../channels/registry.js";
 import { channelById } from "../channels/store.js";
+import { appendMessage } from "../conversations/append-message.js";
 import { outboundText } from "../conversations/disclosure.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
 import { publishActivity } from "../escalations/inbox.js";
@@ -36,12 +37,7 @@ export class AlreadyAnswered extends Error {
 }
 
 /** What a reply is stored with: a transaction of the plain or of a tenant-scoped client (their generated types differ). */
-export interface ReplyTx extends Pick<Prisma.TransactionClient, "$queryRaw" | "$executeRaw"> {
-  message: { create(args: { data: Prisma.MessageUncheckedCreateInput }): PromiseLike<unknown> };
-  conversation: {
-    update(args: { where: { id: string }; data: { messageCount: { increment: number } } }): PromiseLike<unknown>;
-  };
-}
+export type ReplyTx = Pick<Prisma.TransactionClient, "$queryRaw" | "$executeRaw">;
 
 /**
  * Stores a reply within the caller's transaction and, on channels that send through a provider, enqueues
@@ -59,20 +55,17 @@ export async function storeReply(services: Services, tx: ReplyTx, reply: ReplyTo
     if (answered) throw new AlreadyAnswered(reply.replyTo);
   }
   const sends = !reply.undeliverable && sendsThroughProvider(reply.via?.channel ?? reply.channel);
-  await tx.message.create({
-    data: {
-      id: reply.id,
-      tenantId: reply.tenantId,
-      conversationId: reply.conversationId,
-      role: reply.role,
-      content: reply.content,
-      metadata: reply.metadata,
-      replyTo: reply.replyTo ?? null,
-      deliveryStatus: reply.undeliverable ? "failed" : sends ? "pending" : null,
-      deliveryError: reply.undeliverable ?? null,
-    },
+  await appendMessage(tx, {
+    id: reply.id,
+    tenantId: reply.tenantId,
+    conversationId: reply.conversationId,
+    role: reply.role,
+    content: reply.content,
+    metadata: reply.metadata,
+    replyTo: reply.replyTo ?? null,
+    deliveryStatus: reply.undeliverable ? "failed" : sends ? "pending" : null,
+    deliveryError: reply.undeliverable ?? null,
   });
-  await tx.conversation.update({ where: { id: reply.conversationId }, data: { messageCount: { increment: 1 } } });
   if (reply.undeliverable) {
     const delivery = { status: "failed", attempts: 0, error: reply.undeliverable };
     await services.events.record(tx, reply.tenantId, "message.failed", messageData(reply, delivery));

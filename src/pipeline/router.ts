@@ -1,5 +1,6 @@
 import { defaultIntentClassifier } from "../ai/intents/defaults.js";
 import type { TenantIntents } from "../ai/intents/tenant.js";
+import { appendMessage, type MessageRow } from "../conversations/append-message.js";
 import { answerToOffer, offeredPerson } from "../conversations/offer.js";
 import { finishedStatuses, humanStatuses, transitionConversation } from "../conversations/status.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
@@ -10,7 +11,6 @@ import type { Services } from "../services.js";
 import type { InboundMessage } from "./inbound.js";
 
 type ConversationRow = Prisma.ConversationGetPayload<object>;
-type MessageRow = Prisma.MessageGetPayload<object>;
 
 export interface Intent {
   intent: string;
@@ -191,26 +191,29 @@ async function storeMessage(
 ): Promise<{ message: MessageRow; duplicate: boolean }> {
   const previous = () =>
     services.db.prisma.message.findFirst({ where: { tenantId: msg.tenantId, providerMessageId: msg.providerMessageId! } });
-  try {
-    return await services.db.prisma.$transaction(async (tx) => {
-      if (conversation.status === "resolved") {
-        await transitionConversation(tx, conversation, "open", { actor: "customer", reason: "customer wrote again" });
-      }
-      const message = await tx.message.create({
-        data: {
-          id: newId("msg"),
-          tenantId: msg.tenantId,
-          conversationId: conversation.id,
-          role: "customer",
-          content: msg.text,
-          providerMessageId: msg.providerMessageId ?? null,
-          metadata: { intent: intent.intent, confidence: intent.confidence },
-        },
-      });
-      await tx.conversation.update({ where: { id: conversation.id }, data: { messageCount: { increment: 1 } } });
-      await services.events.record(tx, msg.tenantId, "message.received", messageData(message));
-      return { message, duplicate: false };
+  const append = (tx: Prisma.TransactionClient) =>
+    appendMessage(tx, {
+      id: newId("msg"),
+      tenantId: msg.tenantId,
+      conversationId: conversation.id,
+      role: "customer",
+      content: msg.text,
+      providerMessageId: msg.providerMessageId ?? null,
+      metadata: { intent: intent.intent, confidence: intent.confidence },
     });
+  const event = { tenantId: msg.tenantId, type: "message.received" as const, data: messageData };
+  try {
+    // The usual case, a conversation going on with no endpoint wanting the event, is one statement.
+    const message =
+      conversation.status === "resolved"
+        ? await services.db.prisma.$transaction(async (tx) => {
+            await transitionConversation(tx, conversation, "open", { actor: "customer", reason: "customer wrote again" });
+            const stored = await append(tx);
+            await services.events.record(tx, msg.tenantId, event.type, messageData(stored));
+            return stored;
+          })
+        : await services.events.withEvent(services.db.prisma, event, append);
+    return { message, duplicate: false };
   } catch (err) {
     // The same delivery arriving twice at once: the unique index let only one of them in.
     const seen = msg.providerMessageId ? await previous() : null;
