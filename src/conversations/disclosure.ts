@@ -53,23 +53,17 @@ export async function discloseAtStart(
   const text = tenant && disclosureFor(tenant, conversation.channel);
   if (!text) return null;
   const id = newId("msg");
-  const told = await prisma.$transaction(async (tx) => {
-    const claimed = await tx.$executeRaw`
-      UPDATE conversations SET disclosed_at = now(), message_count = message_count + 1
-       WHERE id = ${conversation.id} AND disclosed_at IS NULL`;
-    if (claimed !== 1) return false;
-    await tx.message.create({
-      data: {
-        id,
-        tenantId: conversation.tenantId,
-        conversationId: conversation.id,
-        role: "system",
-        content: text,
-        metadata: { kind: disclosureKind, intent: "ai_disclosure", agentType: disclosureKind, confidence: 1, tokensUsed: 0 },
-      },
-    });
-    return true;
-  });
+  const metadata = { kind: disclosureKind, intent: "ai_disclosure", agentType: disclosureKind, confidence: 1, tokensUsed: 0 };
+  // The claim and the message in one statement: of two runs at once, the second's UPDATE finds disclosed_at set.
+  const told =
+    (await prisma.$executeRaw`
+      WITH claimed AS (
+        UPDATE conversations SET disclosed_at = now(), message_count = message_count + 1
+         WHERE id = ${conversation.id} AND disclosed_at IS NULL
+        RETURNING id)
+      INSERT INTO messages (id, tenant_id, conversation_id, role, content, metadata, created_at)
+      SELECT ${id}, ${conversation.tenantId}, id, 'system', ${text}, ${JSON.stringify(metadata)}::jsonb, ${new Date()}
+        FROM claimed`) === 1;
   if (!told) return null;
   conversation.disclosedAt = new Date();
   // Live listeners (the widget's feed) show it; no send job: it travels at the head of the first message sent.
