@@ -19,8 +19,8 @@ export function effectiveRateLimit(
   return { max: Math.min(max, ceiling), windowS };
 }
 
-/** The rate limit in force for a tenant known only by id (webhooks, the widget): read from its settings. */
-export async function tenantRateLimit(services: Pick<Services, "db" | "config">, tenantId: string) {
-  const tenant = await services.db.prisma.tenant.findUnique({ where: { id: tenantId }, select: { settings: true } });
+/** The rate limit in force for a tenant known only by id (webhooks, the widget): from its cached settings. */
+export async function tenantRateLimit(services: Pick<Services, "tenants" | "config">, tenantId: string) {
+  const tenant = await services.tenants.tenant(tenantId);
   return effectiveRateLimit(tenant?.settings ?? {}, services.config);
 }

@@ -292,8 +292,11 @@ describe.skipIf(!hasChromium)(`the widget in Chromium${skipReason}`, () => {
   it("says so when the visitor is rate-limited, and gives the message back to send later", async () => {
     // A token of its own: its counter starts at zero, and the tenant's limit lets only the page's init through.
     const fresh = (await app.request("/api/widget/tokens", { key: tenant.apiKey, body: {} })).body.token;
-    const limit = (settings: object) =>
-      app.services.db.prisma.tenant.update({ where: { id: tenant.tenantId }, data: { settings } });
+    // Written behind the API's back: announced as the API announces its changes (instances cache settings).
+    const limit = async (settings: object) => {
+      await app.services.db.prisma.tenant.update({ where: { id: tenant.tenantId }, data: { settings } });
+      app.services.tenants.changed(tenant.tenantId);
+    };
     await limit({ rateLimitMax: 1 });
     const limited = await browser.newPage();
     try {

@@ -430,6 +430,8 @@ describe("revocation and limits", () => {
     });
     const [first, second] = [await newToken(limited.apiKey), await newToken(limited.apiKey)];
     await app.services.db.prisma.tenant.update({ where: { id: limited.tenantId }, data: { settings: { rateLimitMax: 2 } } });
+    // Written behind the API's back: announced as the API announces its changes (instances cache settings).
+    app.services.tenants.changed(limited.tenantId);
     expect((await init({ token: first })).status).toBe(200);
     expect((await init({ token: first })).status).toBe(200);
     const refused = await init({ token: first });
