@@ -145,21 +145,26 @@ export async function acceptWebhook(
     });
     if (!seen) fresh.push(item);
   }
-  await services.db.prisma.$transaction(async (tx) => {
-    for (const { event, channel } of fresh) {
-      const providerMessageId = providerMessageKey(channel, event);
-      await services.jobs.enqueue(
-        {
-          queue: inboundQueue,
-          tenantId: channel.tenantId,
-          payload: { channelId: channel.id, providerMessageId, event: { ...event } },
-          dedupeKey: providerMessageId,
-        },
-        tx,
-      );
-    }
-  });
-  if (fresh.length) services.jobs.announce(inboundQueue);
+  const enqueue = (tx: Parameters<Services["jobs"]["enqueue"]>[1], { event, channel }: (typeof fresh)[number]) => {
+    const providerMessageId = providerMessageKey(channel, event);
+    return services.jobs.enqueue(
+      {
+        queue: inboundQueue,
+        tenantId: channel.tenantId,
+        payload: { channelId: channel.id, providerMessageId, event: { ...event } },
+        dedupeKey: providerMessageId,
+      },
+      tx,
+    );
+  };
+  // The usual webhook carries one message: its INSERT needs no transaction, and enqueue announces it once stored.
+  if (fresh.length === 1) await enqueue(undefined, fresh[0]!);
+  else if (fresh.length) {
+    await services.db.prisma.$transaction(async (tx) => {
+      for (const item of fresh) await enqueue(tx, item);
+    });
+    services.jobs.announce(inboundQueue);
+  }
   return fresh.length;
 }
 
