@@ -1,4 +1,4 @@
-import type { Answer, ContextChunk } from "../ai/engine.js";
+import type { Answer } from "../ai/engine.js";
 import { EngineError } from "../ai/engine.js";
 import { discloseAtStart } from "../conversations/disclosure.js";
 import { escalateConversation } from "../conversations/escalate.js";
@@ -9,11 +9,11 @@ import { AppError } from "../errors.js";
 import { publishActivity } from "../escalations/inbox.js";
 import { answerSurvey } from "../feedback/survey.js";
 import type { Services } from "../services.js";
-import { type AnswerSettings, answerInput, answerSettings, searchTextOf } from "./answer-settings.js";
+import { answerInput, answerSettings, searchTextOf } from "./answer-settings.js";
 import { AlreadyAnswered, deliverReply } from "./deliver.js";
 import type { InboundMessage } from "./inbound.js";
-import { type Retrieved, recentHistory, retrieveKnowledge } from "./retriever.js";
-import { aiAnswers, type Intent, type Routed, routeInbound } from "./router.js";
+import { retrieve } from "./retriever.js";
+import { type Intent, type Routed, routeInbound } from "./router.js";
 
 export interface ReplyMetadata {
   intent: string;
@@ -44,17 +44,6 @@ export interface PipelineHooks {
   /** The conversation's AI disclosure was stored: its line, before the reply's own events. */
   onDisclosure?(text: string): void;
   signal?: AbortSignal;
-}
-
-/** What an answer is grounded in apart from the conversation: the tenant's answer settings and its knowledge for the text. */
-interface Knowledge {
-  settings: AnswerSettings;
-  context: ContextChunk[];
-}
-
-async function knowledgeFor(services: Services, msg: InboundMessage): Promise<Knowledge> {
-  const settings = await answerSettings(services, msg.tenantId);
-  return { settings, context: await retrieveKnowledge(services, msg.tenantId, searchTextOf(settings, msg.text)) };
 }
 
 /** Milliseconds per stage of one message, for its log line. */
@@ -184,22 +173,12 @@ async function runPipeline(
 ): Promise<PipelineResult> {
   const scored = await answerSurvey(services, msg);
   if (scored) return scored;
-  let knowledge: Promise<Knowledge> | undefined;
-  // Retrieval needs only the text and the tenant: started once the conversation shows that the AI answers in it,
-  // it runs while the message is classified (a model call, with a model server) and stored.
-  const prefetch = (conversation: { status: string }) => {
-    if (msg.kind && msg.kind !== "text") return;
-    if (!aiAnswers(conversation)) return;
-    knowledge = knowledgeFor(services, msg);
-    // Not awaited when the message is escalated after all: its failure must not go unhandled.
-    knowledge.catch(() => undefined);
-  };
-  const routed = await timed(services, took, "router", msg.channel, () => routeInbound(services, msg, prefetch));
+  const routed = await timed(services, took, "router", msg.channel, () => routeInbound(services, msg));
   const base = { conversationId: routed.conversation.id, customerMessageId: routed.customerMessage.id };
   if (routed.duplicate) return { ...base, reply: null, handledBy: "duplicate" };
   publishActivity(services, msg.tenantId, { conversationId: base.conversationId, messageId: base.customerMessageId });
   try {
-    return await respond(services, msg, routed, hooks, took, knowledge);
+    return await respond(services, msg, routed, hooks, took);
   } catch (err) {
     // A run of the same delivery stored its reply first: that one stands.
     if (err instanceof AlreadyAnswered) return { ...base, reply: null, handledBy: "duplicate" };
@@ -217,7 +196,6 @@ async function respond(
   routed: Extract<Routed, { duplicate: false }>,
   hooks: PipelineHooks,
   took: StageTimings,
-  knowledge: Promise<Knowledge> | undefined,
 ): Promise<PipelineResult> {
   const { conversation, customerMessage, decision } = routed;
   const base = { conversationId: conversation.id, customerMessageId: customerMessage.id };
@@ -234,7 +212,7 @@ async function respond(
   }
   const disclosure = await discloseAtStart(services, conversation);
   if (disclosure) hooks.onDisclosure?.(disclosure);
-  return { ...(await aiReply(services, msg, routed, hooks, took, knowledge)), disclosure };
+  return { ...(await aiReply(services, msg, routed, hooks, took)), disclosure };
 }
 
 /** The reply of the AI (an answer or a notice), or the hand-over to a human. */
@@ -244,7 +222,6 @@ async function aiReply(
   routed: Extract<Routed, { duplicate: false }>,
   hooks: PipelineHooks,
   took: StageTimings,
-  knowledge: Promise<Knowledge> | undefined,
 ): Promise<PipelineResult> {
   const { conversation, customerMessage, intent, decision } = routed;
   const base = { conversationId: conversation.id, customerMessageId: customerMessage.id };
@@ -273,13 +250,15 @@ async function aiReply(
 
   const replyId = newId("msg");
   hooks.onStart?.({ conversationId: conversation.id, messageId: replyId });
-  const [{ settings, context }, history] = await timed(services, took, "retriever", msg.channel, () =>
-    Promise.all([
-      knowledge ?? knowledgeFor(services, msg),
-      recentHistory(services, msg.tenantId, conversation.id, customerMessage.id),
-    ]),
+  const settings = await answerSettings(services, msg.tenantId);
+  const retrieved = await timed(services, took, "retriever", msg.channel, () =>
+    retrieve(services, {
+      tenantId: msg.tenantId,
+      conversationId: conversation.id,
+      customerMessageId: customerMessage.id,
+      text: searchTextOf(settings, msg.text),
+    }),
   );
-  const retrieved: Retrieved = { context, history };
   let streamed = "";
   let answer: Answer;
   try {

@@ -13,12 +13,7 @@ export const retrievalTopK = 5;
 const historyTokenBudget = 1_500;
 const historyTurnsScanned = 20;
 
-export async function recentHistory(
-  services: Services,
-  tenantId: string,
-  conversationId: string,
-  excludeId: string,
-): Promise<Turn[]> {
+async function recentHistory(services: Services, tenantId: string, conversationId: string, excludeId: string): Promise<Turn[]> {
   const rows = await services.db.prisma.message.findMany({
     where: { tenantId, conversationId, id: { not: excludeId }, role: { in: ["customer", "assistant", "agent"] } },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
@@ -47,4 +42,16 @@ export async function retrieveKnowledge(services: Services, tenantId: string, te
     content: h.content,
     similarity: h.similarity,
   }));
+}
+
+/** The tenant's knowledge for the question and the recent turns of the conversation. */
+export async function retrieve(
+  services: Services,
+  input: { tenantId: string; conversationId: string; customerMessageId: string; text: string },
+): Promise<Retrieved> {
+  const [context, history] = await Promise.all([
+    retrieveKnowledge(services, input.tenantId, input.text),
+    recentHistory(services, input.tenantId, input.conversationId, input.customerMessageId),
+  ]);
+  return { context, history };
 }

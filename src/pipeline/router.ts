@@ -126,11 +126,8 @@ export function decideByIntent(intent: Intent): Exclude<Decision, { kind: "human
   return { kind: "escalate", reason: intent.agentType === "handoff" ? "customer_request" : "urgent_intent" };
 }
 
-/** Whether the AI answers in this conversation at all: not while a human has it. */
-export const aiAnswers = (conversation: Pick<ConversationRow, "status">) => !humanStatuses.has(conversation.status);
-
 function decide(conversation: ConversationRow, intent: Intent): Decision {
-  if (!aiAnswers(conversation)) return { kind: "human" };
+  if (humanStatuses.has(conversation.status)) return { kind: "human" };
   return decideByIntent(intent);
 }
 
@@ -139,17 +136,11 @@ function decide(conversation: ConversationRow, intent: Intent): Decision {
  * who answers it: the AI, a human already in charge, or a human now (escalation). A delivery stored
  * before without a reply (its run died in between) is taken up again in its own conversation.
  */
-export async function routeInbound(
-  services: Services,
-  msg: InboundMessage,
-  /** Told the conversation as soon as it is known, while the message is classified and stored. */
-  onConversation?: (conversation: ConversationRow) => void,
-): Promise<Routed> {
+export async function routeInbound(services: Services, msg: InboundMessage): Promise<Routed> {
   const earlier = await storedDelivery(services, msg);
   if (earlier?.answered) return { duplicate: true, conversation: earlier.conversation, customerMessage: earlier.message };
   const conversation =
     earlier?.conversation ?? (await findConversation(services, msg)) ?? (await createConversation(services, msg));
-  onConversation?.(conversation);
   const intent = await classifyIntent(services, msg.tenantId, msg.text);
   const stored = earlier
     ? { message: earlier.message, duplicate: false }
