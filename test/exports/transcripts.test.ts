@@ -59,10 +59,12 @@ describe("one conversation's transcript", () => {
     const [transcript] = JSON.parse(res.text);
     expect(transcript).toMatchObject({ id: handedOff, channel: "api", status: "assigned", customer: { phone: null } });
     const roles = transcript.messages.map((m: { role: string }) => m.role);
-    expect(roles.slice(0, 2)).toEqual(["customer", "assistant"]);
+    // The AI disclosure the customer was shown is part of the record, between the first message and its answer.
+    expect(roles.slice(0, 3)).toEqual(["customer", "system", "assistant"]);
+    expect(transcript.messages[1].content).toContain("an AI and not a person");
     expect(roles).toContain("agent");
     expect(transcript.message_count).toBe(transcript.messages.length);
-    const answer = transcript.messages[1];
+    const answer = transcript.messages[2];
     expect(answer.sources).toEqual([expect.objectContaining({ title: "Cards FAQ", source_id: expect.stringMatching(/^src_/) })]);
     expect(answer).toMatchObject({ agent_type: expect.any(String), tokens_used: expect.any(Number) });
     expect(transcript.messages[0].intent).toEqual(expect.any(String));
@@ -93,7 +95,8 @@ describe("one conversation's transcript", () => {
     expect(rows.find((r) => r.content?.includes("HYPERLINK"))?.content).toBe(`'${hostile}`);
     expect(res.text).toContain(`"'=HYPERLINK(""https://evil.example"",""Click""), then ""quote"" and a\nnew line"`);
     expect(rows.find((r) => r.record === "handoff")).toMatchObject({ reason: "manual", agent: "Sam Agent", priority: "normal" });
-    expect(rows[1]).toMatchObject({ record: "message", actor: "assistant", sources: expect.stringContaining("Cards FAQ") });
+    expect(rows[1]).toMatchObject({ record: "message", actor: "system", content: expect.stringContaining("an AI") });
+    expect(rows[2]).toMatchObject({ record: "message", actor: "assistant", sources: expect.stringContaining("Cards FAQ") });
   });
 
   it("answers 404 for an unknown conversation and 422 for an unknown format, as JSON", async () => {

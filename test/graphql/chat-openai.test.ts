@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatStep } from "../fakes/openai-chat.js";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.js";
-import { SendChatDocument } from "../generated.js";
+import { SendChatDocument, SetDisclosureDocument } from "../generated.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { type ChatStreams, chatStreams } from "../helpers/chat-stream.js";
 
@@ -29,6 +29,9 @@ beforeAll(async () => {
   app = await startTestApp({ OPENAI_API_KEY: fake.apiKey, OPENAI_BASE_URL: fake.url });
   streams = chatStreams(app.url);
   bank = await app.tenant("Model Graph Bank");
+  // These tests read the model's own words, event by event; the AI disclosure that heads a conversation's first
+  // reply has its own tests (test/conversations/disclosure.test.ts), so this tenant turns it off, explicitly.
+  await app.graphql(SetDisclosureDocument, { aiDisclosureEnabled: false }, bank.apiKey);
   const added = await app.request("/api/knowledge/sources", {
     key: bank.apiKey,
     body: { type: "manual", title: "Help centre", content: faq },

@@ -99,12 +99,17 @@ describe("private notes", () => {
     feed.dispose();
 
     const withNotes = await app.graphql(TranscriptForTestDocument, { conversationId, includeNotes: true }, agent.token);
-    expect(withNotes.data!.conversationMessages.items.map((m) => m.role)).toEqual(["customer", "assistant", "note"]);
+    // "system" is the AI disclosure that opened the conversation.
+    expect(withNotes.data!.conversationMessages.items.map((m) => m.role)).toEqual(["customer", "system", "assistant", "note"]);
     const without = await app.graphql(TranscriptForTestDocument, { conversationId }, agent.token);
-    expect(without.data!.conversationMessages.items.map((m) => m.role)).toEqual(["customer", "assistant"]);
-    expect((await conversationMessages(app, bank.apiKey, conversationId)).map((m) => m.role)).toEqual(["customer", "assistant"]);
+    expect(without.data!.conversationMessages.items.map((m) => m.role)).toEqual(["customer", "system", "assistant"]);
+    expect((await conversationMessages(app, bank.apiKey, conversationId)).map((m) => m.role)).toEqual([
+      "customer",
+      "system",
+      "assistant",
+    ]);
     const conversation = await app.request(`/api/conversations/${conversationId}`, { key: bank.apiKey });
-    expect(conversation.body.message_count).toBe(2);
+    expect(conversation.body.message_count).toBe(3);
     const list = await app.graphql(InboxConversationsForTestDocument, { customerId: undefined, limit: 5 }, agent.token);
     const item = list.data!.conversations.items.find((c) => c.id === conversationId);
     expect(item?.lastMessage?.role).toBe("assistant");
