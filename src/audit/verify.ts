@@ -11,6 +11,8 @@ export interface ChainVerification {
   /** The hash of the last record checked: note it down, and a later verification proves nothing before it changed. */
   lastHash: string | null;
   broken: { id: string; seq: number; reason: string } | null;
+  /** Where verification started when retention pruned the oldest records: the last one removed, by seq and hash. */
+  anchor: { seq: number; hash: string } | null;
 }
 
 /** What verification reads with: a plain or a tenant-scoped client. */
@@ -21,6 +23,12 @@ interface AuditReader {
       orderBy: { seq: "asc" };
       take: number;
     }): PromiseLike<AuditRow[]>;
+  };
+  auditAnchor: {
+    findFirst(args: {
+      where: { tenantId: string };
+      orderBy: { throughSeq: "desc" };
+    }): PromiseLike<{ throughSeq: number; hash: string } | null>;
   };
 }
 
@@ -60,11 +68,14 @@ function breakOf(row: AuditRow, previous: { seq: number; hash: string } | null):
 }
 
 /**
- * Walks a tenant's chain from the first record, in constant memory, and reports the first record where it
- * breaks: a changed record, a removed or inserted one, or a hash rewritten without the ones after it.
+ * Walks a tenant's chain from the first record (or from the latest anchor, once retention pruned the oldest), in
+ * constant memory, and reports the first record where it breaks: a changed record, a removed or inserted one, or a
+ * hash rewritten without the ones after it.
  */
 export async function verifyAuditChain(db: AuditReader, tenantId: string): Promise<ChainVerification> {
-  let previous: { seq: number; hash: string } | null = null;
+  const latest = await db.auditAnchor.findFirst({ where: { tenantId }, orderBy: { throughSeq: "desc" } });
+  const anchor = latest ? { seq: latest.throughSeq, hash: latest.hash } : null;
+  let previous: { seq: number; hash: string } | null = anchor;
   let checked = 0;
   for (;;) {
     const rows = await db.auditRecord.findMany({
@@ -76,10 +87,10 @@ export async function verifyAuditChain(db: AuditReader, tenantId: string): Promi
       checked++;
       const reason = breakOf(row, previous);
       if (reason)
-        return { ok: false, checked, lastSeq: row.seq, lastHash: row.hash, broken: { id: row.id, seq: row.seq, reason } };
+        return { ok: false, checked, lastSeq: row.seq, lastHash: row.hash, broken: { id: row.id, seq: row.seq, reason }, anchor };
       previous = { seq: row.seq, hash: row.hash };
     }
     if (rows.length < batch)
-      return { ok: true, checked, lastSeq: previous?.seq ?? null, lastHash: previous?.hash ?? null, broken: null };
+      return { ok: true, checked, lastSeq: previous?.seq ?? null, lastHash: previous?.hash ?? null, broken: null, anchor };
   }
 }

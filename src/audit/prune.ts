@@ -1,0 +1,51 @@
+import { lockTenantFor } from "../db/advisory-lock.js";
+import { newId } from "../db/ids.js";
+import type { Services } from "../services.js";
+
+export interface Pruning {
+  records: number;
+  /** The last record removed, from which the trail now verifies; null when nothing was. */
+  anchor: { seq: number; hash: string } | null;
+}
+
+// Records removed per transaction.
+const batchSize = 1_000;
+
+/**
+ * Removes one batch of the tenant's oldest records made before `cutoff`, and records the anchor first (the database
+ * lets a record go only once an anchor covers it). Always a prefix of the chain, and never its last record, which
+ * the next record chains onto. Under the tenant's audit lock, so no record is appended meanwhile.
+ */
+async function pruneBatch(services: Pick<Services, "db">, tenantId: string, cutoff: Date): Promise<Pruning> {
+  return services.db.prisma.$transaction(async (tx) => {
+    await lockTenantFor(tx, "audit", tenantId);
+    const [range] = await tx.$queryRaw<Array<{ first: number | null; last: number | null; young: number | null }>>`
+      SELECT min(seq) AS first, max(seq) AS last, min(seq) FILTER (WHERE created_at >= ${cutoff}) AS young
+        FROM audit_records WHERE tenant_id = ${tenantId}`;
+    if (range?.first == null || range.last == null) return { records: 0, anchor: null };
+    const through = Math.min(range.first + batchSize - 1, (range.young ?? range.last) - 1, range.last - 1);
+    if (through < range.first) return { records: 0, anchor: null };
+    const [end] = await tx.$queryRaw<Array<{ hash: string }>>`
+      SELECT hash FROM audit_records WHERE tenant_id = ${tenantId} AND seq = ${through}`;
+    if (!end) throw new Error(`audit record ${through} of tenant ${tenantId} is missing: the chain is broken, nothing pruned`);
+    const records = through - range.first + 1;
+    await tx.$executeRaw`
+      INSERT INTO audit_anchors (id, tenant_id, through_seq, hash, pruned)
+      VALUES (${newId("anc")}, ${tenantId}, ${through}, ${end.hash}, ${records})`;
+    const removed = await tx.$executeRaw`DELETE FROM audit_records WHERE tenant_id = ${tenantId} AND seq <= ${through}`;
+    if (removed !== records)
+      throw new Error(`expected to prune ${records} audit records of tenant ${tenantId}, found ${removed}`);
+    return { records, anchor: { seq: through, hash: end.hash } };
+  });
+}
+
+/** Removes the tenant's audit records made before `cutoff`, oldest first, in bounded transactions. */
+export async function pruneAuditRecords(services: Pick<Services, "db">, tenantId: string, cutoff: Date): Promise<Pruning> {
+  const total: Pruning = { records: 0, anchor: null };
+  for (;;) {
+    const batch = await pruneBatch(services, tenantId, cutoff);
+    if (!batch.records) return total;
+    total.records += batch.records;
+    total.anchor = batch.anchor;
+  }
+}
