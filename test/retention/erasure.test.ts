@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newId } from "../../src/db/ids.js";
 import { EraseCustomerForTestDocument, HoldCustomerDocument } from "../generated.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { seedConversation } from "../helpers/seed.js";
@@ -28,6 +29,33 @@ const nothing = {
   webhook_events: 0,
   jobs: 0,
 };
+
+/**
+ * What the service kept of the customer outside the transcripts, as its pipeline leaves it: an event notification
+ * that carried a message of `erased`, and the finished inbound records of both conversations (the provider's payloads).
+ */
+async function seedDeliveredCopies(erased: string, held: string) {
+  const sql = app.services.db.sql;
+  await sql.query(`INSERT INTO webhook_events (id, tenant_id, type, payload) VALUES ($1, $2, 'message.received', $3::jsonb)`, [
+    newId("wev"),
+    bank.tenantId,
+    JSON.stringify({ data: { message: { conversation_id: erased, content: secret } } }),
+  ]);
+  await sql.query(
+    "UPDATE messages SET provider_message_id = 'chatapp:held:1' WHERE id = (SELECT min(id) FROM messages WHERE conversation_id = $1)",
+    [held],
+  );
+  const inbound = [
+    { providerMessageId: "sms:erased:1", event: { type: "sms", customer: { id: phone, phone }, text: secret } },
+    { providerMessageId: "chatapp:held:1", event: { type: "chatapp", customer: { id: "15550001111", phone }, text: "hello" } },
+  ];
+  for (const payload of inbound) {
+    await sql.query(
+      `INSERT INTO jobs (id, tenant_id, queue, payload, status, updated_at) VALUES ($1, $2, 'channel.inbound', $3::jsonb, 'completed', now())`,
+      [newId("job"), bank.tenantId, JSON.stringify(payload)],
+    );
+  }
+}
 
 describe("erasure of a customer (data-subject request)", () => {
   it("erases the customer on every channel, keeps what a legal hold covers and says why, and audits counts only", async () => {
@@ -61,6 +89,8 @@ describe("erasure of a customer (data-subject request)", () => {
       200,
     );
 
+    await seedDeliveredCopies(sms, chatapp);
+
     const hold = await app.request("/api/legal-holds", {
       key: bank.apiKey,
       body: { conversation_id: chatapp, reason: "Fraud investigation 2026-117" },
@@ -75,7 +105,7 @@ describe("erasure of a customer (data-subject request)", () => {
 
     const first = await erase({ phone: "+1 (555) 000-1111" });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
-    expect(first.body.erased).toEqual({ ...nothing, conversations: 1, messages: 2, feedback: 1 });
+    expect(first.body.erased).toEqual({ ...nothing, conversations: 1, messages: 2, feedback: 1, webhook_events: 1, jobs: 1 });
     expect(first.body.held_back).toEqual([
       { conversation_id: chatapp, hold_id: hold.body.id, reason: "Fraud investigation 2026-117" },
     ]);
@@ -85,6 +115,12 @@ describe("erasure of a customer (data-subject request)", () => {
     expect((await read(chatapp)).body).toMatchObject({ customer_phone: phone, message_count: 2 });
     expect((await read(someoneElse)).status).toBe(200);
     expect((await read(theirs, other.apiKey)).status).toBe(200);
+    // The held conversation's inbound record stays with it; the erased one's is gone.
+    const inbound = await app.services.db.sql.query<{ provider: string }>(
+      "SELECT payload ->> 'providerMessageId' AS provider FROM jobs WHERE tenant_id = $1 AND queue = 'channel.inbound'",
+      [bank.tenantId],
+    );
+    expect(inbound.map((j) => j.provider)).toEqual(["chatapp:held:1"]);
 
     const byChannel = await app.graphql(
       EraseCustomerForTestDocument,

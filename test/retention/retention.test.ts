@@ -157,6 +157,76 @@ describe("the retention run", () => {
   });
 });
 
+describe("knowledge files, delivery logs and the service's job records", () => {
+  it("removes uploaded files, event notifications and finished jobs older than their periods, and keeps newer ones", async () => {
+    const bank = await app.tenant("Tidy Bank");
+    const sql = app.services.db.sql;
+    const ago = (days: number) => new Date(Date.now() - days * dayMs);
+    const source = (days: number) => {
+      const id = newId("src");
+      return sql
+        .query(
+          `INSERT INTO knowledge_sources (id, tenant_id, type, title, status, file_name, file_data, last_synced_at, created_at, updated_at)
+           VALUES ($1, $2, 'pdf', 'Fees', 'ready', 'fees.pdf', decode('255044462d312e34', 'hex'), $3, $3, $3)`,
+          [id, bank.tenantId, ago(days)],
+        )
+        .then(() => id);
+    };
+    const oldFile = await source(100);
+    await source(3);
+    const endpoint = newId("whe");
+    await sql.query(
+      `INSERT INTO webhook_endpoints (id, tenant_id, url, event_types, secret, enabled, updated_at)
+       VALUES ($1, $2, 'https://hooks.example/parley', '{}', 'sealed', false, now())`,
+      [endpoint, bank.tenantId],
+    );
+    for (const days of [100, 3]) {
+      const event = newId("wev");
+      await sql.query(
+        "INSERT INTO webhook_events (id, tenant_id, type, payload, created_at) VALUES ($1, $2, 'message.received', '{}'::jsonb, $3)",
+        [event, bank.tenantId, ago(days)],
+      );
+      await sql.query(
+        `INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, event_type, attempt, status, latency_ms, created_at)
+         VALUES ($1, $2, $3, $4, 'message.received', 1, 'succeeded', 12, $5)`,
+        [newId("whd"), bank.tenantId, endpoint, event, ago(days)],
+      );
+      await sql.query(
+        `INSERT INTO jobs (id, tenant_id, queue, payload, status, created_at, updated_at, finished_at)
+         VALUES ($1, $2, 'channel.inbound', '{}'::jsonb, 'completed', $3, $3, $3)`,
+        [newId("job"), bank.tenantId, ago(days)],
+      );
+    }
+
+    await app.graphql(SetRetentionDocument, { periods: { messages: 60, knowledgeFiles: 30, deliveryLogs: 30 } }, bank.apiKey);
+    const run = await runRetention(bank.apiKey, 0);
+    expect(run.details.removed).toMatchObject({
+      knowledgeFiles: { files: 1 },
+      deliveryLogs: { events: 1, deliveries: 1 },
+      jobs: 1,
+    });
+    const [files] = await sql.query<{ kept: string | number; removed: string | number }>(
+      `SELECT count(*) FILTER (WHERE file_data IS NOT NULL) AS kept, count(*) FILTER (WHERE file_data IS NULL) AS removed
+         FROM knowledge_sources WHERE tenant_id = $1`,
+      [bank.tenantId],
+    );
+    expect([Number(files!.kept), Number(files!.removed)]).toEqual([1, 1]);
+    const [events] = await sql.query<{ n: string | number }>("SELECT count(*) AS n FROM webhook_events WHERE tenant_id = $1", [
+      bank.tenantId,
+    ]);
+    expect(Number(events!.n)).toBe(1);
+
+    // The source keeps its place (and its indexed text); a resync says why it cannot read the file again.
+    const resync = await app.request("/api/knowledge/sources", {
+      method: "PATCH",
+      key: bank.apiKey,
+      body: { id: oldFile, action: "sync" },
+    });
+    expect(resync.status, JSON.stringify(resync.body)).toBe(422);
+    expect(resync.body.error).toMatch(/retention/);
+  });
+});
+
 /** Audit records made `days` ago, chained as the service chains them (a tenant's trail from before its periods were set). */
 async function backdatedTrail(tenantId: string, days: number[]) {
   let prevHash = genesisHash;
