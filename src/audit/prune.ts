@@ -1,6 +1,10 @@
 import { lockTenantFor } from "../db/advisory-lock.js";
 import { newId } from "../db/ids.js";
 import type { Services } from "../services.js";
+import { appendAudit } from "./record.js";
+
+/** The action of the record each pruning appends, in its transaction; verification looks for it. */
+export const pruneAction = "audit.prune";
 
 export interface Pruning {
   records: number;
@@ -14,9 +18,10 @@ const batchSize = 1_000;
 /**
  * Removes one batch of the tenant's oldest records made before `cutoff`, and records the anchor first (the database
  * lets a record go only once an anchor covers it). Always a prefix of the chain, and never its last record, which
- * the next record chains onto. Under the tenant's audit lock, so no record is appended meanwhile.
+ * the next record chains onto. Under the tenant's audit lock, so no record is appended meanwhile; an `audit.prune`
+ * record confirming the anchor is appended in the same transaction.
  */
-async function pruneBatch(services: Pick<Services, "db">, tenantId: string, cutoff: Date): Promise<Pruning> {
+async function pruneBatch(services: Pick<Services, "db" | "secrets">, tenantId: string, cutoff: Date): Promise<Pruning> {
   return services.db.prisma.$transaction(async (tx) => {
     await lockTenantFor(tx, "audit", tenantId);
     const [range] = await tx.$queryRaw<Array<{ first: number | null; last: number | null; young: number | null }>>`
@@ -35,12 +40,24 @@ async function pruneBatch(services: Pick<Services, "db">, tenantId: string, cuto
     const removed = await tx.$executeRaw`DELETE FROM audit_records WHERE tenant_id = ${tenantId} AND seq <= ${through}`;
     if (removed !== records)
       throw new Error(`expected to prune ${records} audit records of tenant ${tenantId}, found ${removed}`);
+    await appendAudit(tx, (s) => services.secrets.fingerprint(s), {
+      tenantId,
+      actor: { kind: "system", label: "retention" },
+      action: pruneAction,
+      target: { type: "tenant", id: tenantId },
+      // Not `hash`: the trail masks values under keys named like secrets, and this one must stay readable.
+      details: { records, anchor: { seq: through, sha256: end.hash } },
+    });
     return { records, anchor: { seq: through, hash: end.hash } };
   });
 }
 
 /** Removes the tenant's audit records made before `cutoff`, oldest first, in bounded transactions. */
-export async function pruneAuditRecords(services: Pick<Services, "db">, tenantId: string, cutoff: Date): Promise<Pruning> {
+export async function pruneAuditRecords(
+  services: Pick<Services, "db" | "secrets">,
+  tenantId: string,
+  cutoff: Date,
+): Promise<Pruning> {
   const total: Pruning = { records: 0, anchor: null };
   for (;;) {
     const batch = await pruneBatch(services, tenantId, cutoff);

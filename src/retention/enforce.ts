@@ -150,7 +150,6 @@ export async function enforceRetention(services: Services, tenantId: string, now
   if (cut.deliveryLogs) run.deliveryLogs = await expireDeliveryLogs(db.sql, tenantId, cut.deliveryLogs);
   if (cut.auditRecords) {
     const { records, anchor } = await pruneAuditRecords(services, tenantId, cut.auditRecords);
-    // Not `hash`: the trail masks values under keys named like secrets, and this one must stay readable.
     run.auditRecords = { records, anchor: anchor && { seq: anchor.seq, sha256: anchor.hash } };
   }
   await recordAudit(services, {

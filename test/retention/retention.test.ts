@@ -282,28 +282,46 @@ describe("audit records under retention", () => {
     expect(run.details.removed.auditRecords).toMatchObject({ records: 4, anchor: { seq: 4 } });
 
     const left = await auditOf(bank.apiKey, "");
-    // The last old record, then setting the period, asking for the run, and the run.
+    // The last old record, then setting the period, asking for the run, the pruning (in its transaction), the run.
     expect(left.map((r) => [r.seq, r.action]).sort((a, b) => a[0] - b[0])).toEqual([
       [5, "channel.save"],
       [6, "settings.update"],
       [7, "retention.request"],
-      [8, "retention.run"],
+      [8, "audit.prune"],
+      [9, "retention.run"],
     ]);
+    const prune = left.find((r) => r.action === "audit.prune")!;
+    expect(prune.details).toEqual({ records: 4, anchor: run.details.removed.auditRecords.anchor });
     const verified = await app.request("/api/audit/verify", { key: bank.apiKey });
-    expect(verified.body).toMatchObject({ ok: true, broken: null, anchor: { seq: 4 }, last_seq: 8 });
+    expect(verified.body).toMatchObject({ ok: true, broken: null, anchor: { seq: 4 }, last_seq: 9 });
     expect(verified.body.anchor.hash).toBe(run.details.removed.auditRecords.anchor.sha256);
 
     const cli = runScript("src/cli/audit-verify.ts", ["--url", app.url, "--key", bank.apiKey], {});
     expect(await cli.exit()).toBe(0);
     expect(cli.stdout()).toContain("Verified from the retention anchor at seq 4");
-    expect(cli.stdout()).toContain("OK: 4 records, chain intact up to seq 8.");
+    expect(cli.stdout()).toContain("OK: 5 records, chain intact up to seq 9.");
 
     // Still append-only beyond the anchor: a record it does not cover cannot be removed, nor an anchor changed.
-    await expect(
-      app.services.db.sql.exec(`DELETE FROM audit_records WHERE tenant_id = '${bank.tenantId}' AND seq = 5`),
-    ).rejects.toThrow(/append-only/);
-    await expect(
-      app.services.db.sql.exec(`UPDATE audit_anchors SET through_seq = 6 WHERE tenant_id = '${bank.tenantId}'`),
-    ).rejects.toThrow(/append-only/);
+    const sql = app.services.db.sql;
+    await expect(sql.exec(`DELETE FROM audit_records WHERE tenant_id = '${bank.tenantId}' AND seq = 5`)).rejects.toThrow(
+      /append-only/,
+    );
+    await expect(sql.exec(`UPDATE audit_anchors SET through_seq = 6 WHERE tenant_id = '${bank.tenantId}'`)).rejects.toThrow(
+      /append-only/,
+    );
+
+    // An anchor slipped in by hand lets the trigger remove records, but no pruning record confirms it.
+    const [sixth] = await sql.query<{ hash: string }>("SELECT hash FROM audit_records WHERE tenant_id = $1 AND seq = 6", [
+      bank.tenantId,
+    ]);
+    await sql.query("INSERT INTO audit_anchors (id, tenant_id, through_seq, hash, pruned) VALUES ($1, $2, 6, $3, 2)", [
+      newId("anc"),
+      bank.tenantId,
+      sixth!.hash,
+    ]);
+    await sql.query("DELETE FROM audit_records WHERE tenant_id = $1 AND seq <= 6", [bank.tenantId]);
+    const tampered = await app.request("/api/audit/verify", { key: bank.apiKey });
+    expect(tampered.body).toMatchObject({ ok: false, anchor: { seq: 6 }, broken: { seq: 6 } });
+    expect(tampered.body.broken.reason).toMatch(/removed outside retention/);
   });
 });
