@@ -21,14 +21,19 @@ const batchSize = 1_000;
  * the next record chains onto. Under the tenant's audit lock, so no record is appended meanwhile; an `audit.prune`
  * record confirming the anchor is appended in the same transaction.
  */
-async function pruneBatch(services: Pick<Services, "db" | "secrets">, tenantId: string, cutoff: Date): Promise<Pruning> {
+async function pruneBatch(
+  services: Pick<Services, "db" | "secrets">,
+  tenantId: string,
+  cutoff: Date,
+  ceiling: number,
+): Promise<Pruning> {
   return services.db.prisma.$transaction(async (tx) => {
     await lockTenantFor(tx, "audit", tenantId);
     const [range] = await tx.$queryRaw<Array<{ first: number | null; last: number | null; young: number | null }>>`
       SELECT min(seq) AS first, max(seq) AS last, min(seq) FILTER (WHERE created_at >= ${cutoff}) AS young
         FROM audit_records WHERE tenant_id = ${tenantId}`;
     if (range?.first == null || range.last == null) return { records: 0, anchor: null };
-    const through = Math.min(range.first + batchSize - 1, (range.young ?? range.last) - 1, range.last - 1);
+    const through = Math.min(range.first + batchSize - 1, (range.young ?? range.last) - 1, range.last - 1, ceiling);
     if (through < range.first) return { records: 0, anchor: null };
     const [end] = await tx.$queryRaw<Array<{ hash: string }>>`
       SELECT hash FROM audit_records WHERE tenant_id = ${tenantId} AND seq = ${through}`;
@@ -59,8 +64,14 @@ export async function pruneAuditRecords(
   cutoff: Date,
 ): Promise<Pruning> {
   const total: Pruning = { records: 0, anchor: null };
+  // The records there are when it starts: each batch appends one, which the next must not count as old too.
+  const [last] = await services.db.sql.query<{ seq: number | null }>(
+    "SELECT max(seq) AS seq FROM audit_records WHERE tenant_id = $1",
+    [tenantId],
+  );
+  const ceiling = (last?.seq ?? 0) - 1;
   for (;;) {
-    const batch = await pruneBatch(services, tenantId, cutoff);
+    const batch = await pruneBatch(services, tenantId, cutoff, ceiling);
     if (!batch.records) return total;
     total.records += batch.records;
     total.anchor = batch.anchor;
