@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type ChainedFields, genesisHash, recordHash } from "../../src/audit/chain.js";
 import { newId } from "../../src/db/ids.js";
 import { enforceRetention } from "../../src/retention/enforce.js";
+import { retentionQueue, retentionScheduleQueue } from "../../src/retention/schedule.js";
 import { HoldConversationDocument, RunRetentionDocument, SetRetentionDocument, TenantRetentionDocument } from "../generated.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { runScript } from "../helpers/process.js";
@@ -154,6 +155,28 @@ describe("the retention run", () => {
       [bank.tenantId],
     );
     expect(Number(left!.n)).toBe(0);
+  });
+});
+
+describe("the schedule", () => {
+  it("starts a run for every tenant with a period, none for the others, and books its next check", async () => {
+    const scheduled = await app.tenant("Scheduled Bank");
+    const unset = await app.tenant("Unset Bank");
+    await app.graphql(SetRetentionDocument, { periods: { deliveryLogs: 30 } }, scheduled.apiKey);
+    const check = await app.services.jobs.enqueue({ queue: retentionScheduleQueue });
+    await vi.waitFor(
+      async () => {
+        expect(await auditOf(scheduled.apiKey, "retention.run")).toHaveLength(1);
+        const job = await app.services.db.prisma.job.findUniqueOrThrow({ where: { id: check } });
+        expect(job.status).toBe("completed");
+      },
+      { timeout: 60_000, interval: 100 },
+    );
+    expect(await app.services.db.prisma.job.count({ where: { tenantId: unset.tenantId, queue: retentionQueue } })).toBe(0);
+    const next = await app.services.db.prisma.job.findFirstOrThrow({
+      where: { queue: retentionScheduleQueue, status: "pending" },
+    });
+    expect(next.runAt.getTime()).toBeGreaterThan(Date.now());
   });
 });
 
