@@ -42,8 +42,28 @@ const none = (): ErasedCounts => ({
   jobs: 0,
 });
 
-async function eraseConversations(db: TenantDb, tenantId: string, ids: string[], erased: ErasedCounts): Promise<void> {
+type Candidate = { id: string; channel: string; customerId: string | null; customerPhone: string | null };
+
+/**
+ * Erases a batch of conversations, but first locks them and reads the holds again: a hold placed since the
+ * request began (placing one locks what it covers) keeps its conversations, which join `heldBack`.
+ */
+async function eraseConversations(
+  db: TenantDb,
+  tenantId: string,
+  batch: Candidate[],
+  erased: ErasedCounts,
+  heldBack: HeldBack[],
+): Promise<void> {
   await db.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM conversations WHERE tenant_id = ${tenantId} AND id = ANY(${batch.map((c) => c.id)}::text[]) FOR UPDATE`;
+    const holds = await activeHolds(tx);
+    const ids: string[] = [];
+    for (const conversation of batch) {
+      const hold = holds.find((h) => covers(h, conversation));
+      if (hold) heldBack.push({ conversationId: conversation.id, holdId: hold.id, reason: hold.reason });
+      else ids.push(conversation.id);
+    }
     const of = { conversationId: { in: ids } };
     erased.messages += await tx.message.count({ where: of });
     erased.feedback += await tx.messageFeedback.count({ where: of });
@@ -93,15 +113,15 @@ export async function eraseCustomer(db: TenantDb, tenantId: string, identity: Cu
     }),
   ]);
   const heldBack: HeldBack[] = [];
-  const doomed: string[] = [];
+  const doomed: Candidate[] = [];
   for (const conversation of conversations) {
     const hold = holds.find((h) => covers(h, conversation));
     if (hold) heldBack.push({ conversationId: conversation.id, holdId: hold.id, reason: hold.reason });
-    else doomed.push(conversation.id);
+    else doomed.push(conversation);
   }
   const erased = none();
   for (let i = 0; i < doomed.length; i += batchSize) {
-    await eraseConversations(db, tenantId, doomed.slice(i, i + batchSize), erased);
+    await eraseConversations(db, tenantId, doomed.slice(i, i + batchSize), erased, heldBack);
   }
   erased.jobs = await eraseInboundRecords(
     db,

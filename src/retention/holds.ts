@@ -43,7 +43,10 @@ export const heldConversationSql = `EXISTS (
      AND (h.conversation_id = c.id OR h.customer_phone = c.customer_phone
           OR (h.conversation_id IS NULL AND h.customer_phone IS NULL AND h.channel = c.channel AND h.customer_id = c.customer_id)))`;
 
-export function activeHolds(db: TenantDb): Promise<LegalHold[]> {
+/** What reads holds: the tenant's client or one of its transactions. */
+type HoldReader = Pick<TenantDb, "legalHold">;
+
+export function activeHolds(db: HoldReader): Promise<LegalHold[]> {
   return db.legalHold.findMany({ where: { releasedAt: null }, orderBy: { createdAt: "asc" } });
 }
 
@@ -66,18 +69,31 @@ export async function placeHold(db: TenantDb, principal: Principal, args: unknow
   ) {
     throw notFound("Conversation");
   }
-  return db.legalHold.create({
-    data: {
-      id: newId("hold"),
-      tenantId: principal.tenantId,
-      conversationId: "conversationId" in what ? what.conversationId : null,
-      channel: "channel" in what ? (what.channel ?? null) : null,
-      customerId: "customerId" in what ? what.customerId : null,
-      customerPhone: "phone" in what ? (what.phone ?? null) : null,
-      reason: input.reason,
-      placedBy: principal.id,
-      placedByLabel: principal.label ?? null,
-    },
+  const covered = {
+    conversationId: "conversationId" in what ? what.conversationId : null,
+    channel: "channel" in what ? (what.channel ?? null) : null,
+    customerId: "customerId" in what ? (what.customerId ?? null) : null,
+    customerPhone: "phone" in what ? (what.phone ?? null) : null,
+  };
+  return db.$transaction(async (tx) => {
+    // The conversations it covers are locked first: a retention batch or an erasure that holds them finishes
+    // before the hold exists (they are gone), and one that comes after sees the hold.
+    await tx.$queryRaw`
+      SELECT id FROM conversations
+       WHERE tenant_id = ${principal.tenantId}
+         AND (id = ${covered.conversationId} OR customer_phone = ${covered.customerPhone}
+              OR (channel = ${covered.channel} AND customer_id = ${covered.customerId}))
+       FOR UPDATE`;
+    return tx.legalHold.create({
+      data: {
+        id: newId("hold"),
+        tenantId: principal.tenantId,
+        ...covered,
+        reason: input.reason,
+        placedBy: principal.id,
+        placedByLabel: principal.label ?? null,
+      },
+    });
   });
 }
 
