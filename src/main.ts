@@ -4,6 +4,7 @@ import { createApp } from "./http/app.js";
 import { jobHandlers, jobShares } from "./jobs/handlers.js";
 import { Worker } from "./jobs/worker.js";
 import { startResyncSchedule } from "./knowledge/schedule.js";
+import { startRetentionSchedule } from "./retention/schedule.js";
 import { closeServices, createServices } from "./services.js";
 import { ensureDemoTenant } from "./tenants/bootstrap.js";
 
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
   if (worker) {
     worker.start();
     await startResyncSchedule(services);
+    await startRetentionSchedule(services);
   }
 
   if (demo) {

@@ -1,5 +1,6 @@
 import { openChannel } from "../channels/store.js";
 import type { TenantDb } from "../db/tenant-scope.js";
+import { subjectOf } from "../retention/identity.js";
 import type { Services } from "../services.js";
 
 /** What a snapshot reads with: the caller's tenant-scoped client, so that it sees only the caller's tenant. */
@@ -97,6 +98,32 @@ export const auditTargets = {
       enabled,
     };
   },
+  legalHold: async (s, id) => {
+    const row = await s.db.legalHold.findUnique({ where: { id } });
+    if (!row) return null;
+    const {
+      conversationId,
+      channel,
+      customerId,
+      customerPhone,
+      reason,
+      placedBy,
+      createdAt,
+      releasedAt,
+      releasedBy,
+      releaseReason,
+    } = row;
+    const fingerprint = (secret: string) => s.services.secrets.fingerprint(secret);
+    // The customer held, named as erasures name them: the trail never holds a customer's identifier.
+    const customer = customerPhone
+      ? subjectOf({ phone: customerPhone }, fingerprint)
+      : channel && customerId
+        ? subjectOf({ channel, customerId }, fingerprint)
+        : null;
+    return { id: row.id, conversationId, customer, reason, placedBy, createdAt, releasedAt, releasedBy, releaseReason };
+  },
+  // An erasure records its counts only: nothing of the customer is ever copied into the trail.
+  customer: async () => null,
 } satisfies Record<string, Snapshot>;
 
 export type AuditTargetType = keyof typeof auditTargets;

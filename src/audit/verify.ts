@@ -1,5 +1,6 @@
 import type { Prisma } from "../db/generated/prisma/client.js";
 import { genesisHash, recordHash } from "./chain.js";
+import { pruneAction } from "./prune.js";
 
 type AuditRow = Prisma.AuditRecordGetPayload<object>;
 
@@ -11,6 +12,8 @@ export interface ChainVerification {
   /** The hash of the last record checked: note it down, and a later verification proves nothing before it changed. */
   lastHash: string | null;
   broken: { id: string; seq: number; reason: string } | null;
+  /** Where verification started when retention pruned the oldest records: the last one removed, by seq and hash. */
+  anchor: { seq: number; hash: string } | null;
 }
 
 /** What verification reads with: a plain or a tenant-scoped client. */
@@ -21,6 +24,21 @@ interface AuditReader {
       orderBy: { seq: "asc" };
       take: number;
     }): PromiseLike<AuditRow[]>;
+    findFirst(args: {
+      where: {
+        tenantId: string;
+        action: string;
+        seq: { gt: number };
+        details: { path: string[]; equals: string };
+      };
+      select: { id: true };
+    }): PromiseLike<{ id: string } | null>;
+  };
+  auditAnchor: {
+    findFirst(args: {
+      where: { tenantId: string };
+      orderBy: { throughSeq: "desc" };
+    }): PromiseLike<{ id: string; throughSeq: number; hash: string } | null>;
   };
 }
 
@@ -60,11 +78,35 @@ function breakOf(row: AuditRow, previous: { seq: number; hash: string } | null):
 }
 
 /**
- * Walks a tenant's chain from the first record, in constant memory, and reports the first record where it
- * breaks: a changed record, a removed or inserted one, or a hash rewritten without the ones after it.
+ * Whether the pruning that left the anchor is in the chain after it: retention appends its record in the transaction
+ * that writes the anchor, so an anchor inserted by hand (to delete records through the trigger) has none.
+ */
+async function confirmed(db: AuditReader, tenantId: string, anchor: { seq: number; hash: string }): Promise<boolean> {
+  const record = await db.auditRecord.findFirst({
+    where: {
+      tenantId,
+      action: pruneAction,
+      seq: { gt: anchor.seq },
+      details: { path: ["anchor", "sha256"], equals: anchor.hash },
+    },
+    select: { id: true },
+  });
+  return record !== null;
+}
+
+/**
+ * Walks a tenant's chain from the first record (or from the latest anchor, once retention pruned the oldest), in
+ * constant memory, and reports the first record where it breaks: a changed record, a removed or inserted one, or a
+ * hash rewritten without the ones after it.
  */
 export async function verifyAuditChain(db: AuditReader, tenantId: string): Promise<ChainVerification> {
-  let previous: { seq: number; hash: string } | null = null;
+  const latest = await db.auditAnchor.findFirst({ where: { tenantId }, orderBy: { throughSeq: "desc" } });
+  const anchor = latest ? { seq: latest.throughSeq, hash: latest.hash } : null;
+  if (anchor && !(await confirmed(db, tenantId, anchor))) {
+    const reason = `no ${pruneAction} record confirms the anchor at seq ${anchor.seq}: records were removed outside retention`;
+    return { ok: false, checked: 0, lastSeq: null, lastHash: null, broken: { id: latest!.id, seq: anchor.seq, reason }, anchor };
+  }
+  let previous: { seq: number; hash: string } | null = anchor;
   let checked = 0;
   for (;;) {
     const rows = await db.auditRecord.findMany({
@@ -76,10 +118,10 @@ export async function verifyAuditChain(db: AuditReader, tenantId: string): Promi
       checked++;
       const reason = breakOf(row, previous);
       if (reason)
-        return { ok: false, checked, lastSeq: row.seq, lastHash: row.hash, broken: { id: row.id, seq: row.seq, reason } };
+        return { ok: false, checked, lastSeq: row.seq, lastHash: row.hash, broken: { id: row.id, seq: row.seq, reason }, anchor };
       previous = { seq: row.seq, hash: row.hash };
     }
     if (rows.length < batch)
-      return { ok: true, checked, lastSeq: previous?.seq ?? null, lastHash: previous?.hash ?? null, broken: null };
+      return { ok: true, checked, lastSeq: previous?.seq ?? null, lastHash: previous?.hash ?? null, broken: null, anchor };
   }
 }

@@ -7,7 +7,8 @@ import { openDatabase } from "../db/client.js";
 const usage = `Usage: npm run audit:verify -- --tenant <tenant id>
        npm run audit:verify -- --url <service URL> --key <API key>
 
-Recomputes the hash of every audit record of the tenant, from the first, and checks that each names the one
+Recomputes the hash of every audit record of the tenant, from the first (or from the anchor retention left
+when it pruned the oldest), and checks that each names the one
 before it. Prints the number of records checked and the last hash (note it down: a later run that still
 passes through it proves nothing before it changed), or the first record where the chain breaks and why.
 Exits 0 when the chain holds, 1 when it is broken, 2 when it could not be checked.
@@ -24,6 +25,7 @@ async function verifyThroughService(url: string, key: string): Promise<ChainVeri
     lastSeq: body.last_seq as number | null,
     lastHash: body.last_hash as string | null,
     broken: body.broken as ChainVerification["broken"],
+    anchor: (body.anchor as ChainVerification["anchor"]) ?? null,
   };
 }
 
@@ -42,7 +44,10 @@ function report(v: ChainVerification): string {
     return `BROKEN at record ${v.broken.id} (seq ${v.broken.seq}): ${v.broken.reason}\n${v.checked - 1} records before it hold.\n`;
   }
   if (!v.checked) return "No audit records yet.\n";
-  return `OK: ${v.checked} records, chain intact up to seq ${v.lastSeq}.\nLast hash: ${v.lastHash}\n`;
+  const from = v.anchor
+    ? `Verified from the retention anchor at seq ${v.anchor.seq} (hash ${v.anchor.hash}): the records up to it were pruned.\n`
+    : "";
+  return `${from}OK: ${v.checked} records, chain intact up to seq ${v.lastSeq}.\nLast hash: ${v.lastHash}\n`;
 }
 
 async function main(): Promise<number> {

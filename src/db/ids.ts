@@ -44,7 +44,9 @@ export type IdPrefix =
   | "tkt"
   | "rcv"
   | "fbk"
-  | "csat";
+  | "csat"
+  | "hold"
+  | "anc";
 
 /** Prefixed, time-sortable identifiers (DESIGN §3): `conv_01h…`, sortable as strings by creation time. */
 export function newId(prefix: IdPrefix): string {

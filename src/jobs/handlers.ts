@@ -5,6 +5,7 @@ import { deliveryQueue } from "../events/outbox.js";
 import { runResyncCheck, scheduleQueue } from "../knowledge/schedule.js";
 import { syncQueue, syncSource } from "../knowledge/sync.js";
 import { sendQueue, sendStoredReply } from "../pipeline/deliver.js";
+import { retentionQueue, retentionScheduleQueue, runQueuedRetention, runRetentionSchedule } from "../retention/schedule.js";
 import type { JobHandler } from "./worker.js";
 
 /** The most of a worker's slots a queue may hold (src/jobs/worker.ts): a tenant's slow endpoint waits, customers do not. */
@@ -20,4 +21,8 @@ export const jobHandlers: Record<string, JobHandler> = {
   [scheduleQueue]: async (_job, services) => {
     await runResyncCheck(services);
   },
+  [retentionScheduleQueue]: async (_job, services) => {
+    await runRetentionSchedule(services);
+  },
+  [retentionQueue]: (job, services) => runQueuedRetention(services, job.tenantId),
 };

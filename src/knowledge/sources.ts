@@ -63,6 +63,12 @@ export async function addPdfSource(services: Services, db: TenantDb, tenantId: s
 
 export async function resyncSource(services: Services, db: TenantDb, tenantId: string, id: string) {
   if (!(await db.knowledgeSource.findUnique({ where: { id }, select: { id: true } }))) throw notFound("Knowledge source");
+  // The tenant's retention period removed the uploaded file: its indexed text stays, and a sync would have nothing to read.
+  if (await db.knowledgeSource.count({ where: { id, type: "pdf", fileData: null } })) {
+    throw new AppError("VALIDATION", "The uploaded file was removed at the end of its retention period: upload it again", [
+      { path: "id", message: "file removed by retention" },
+    ]);
+  }
   return enqueueSync(services, db, tenantId, id);
 }
 

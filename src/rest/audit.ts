@@ -149,12 +149,16 @@ export function auditRoutes(services: Services): RestRoute[] {
           last_seq: z.number().int().nullable(),
           last_hash: z.string().nullable(),
           broken: z.object({ id: z.string(), seq: z.number().int(), reason: z.string() }).nullable(),
+          anchor: z
+            .object({ seq: z.number().int(), hash: z.string() })
+            .nullable()
+            .describe("the last record retention removed, where verification started; null: from the first"),
         }),
       },
       errors: [401, 403, 429],
       async handle(req) {
         const { verifyAuditTrail: v } = await runOperation(services, req, VerifyAuditTrailDocument, {});
-        return { ok: v.ok, checked: v.checked, last_seq: v.lastSeq, last_hash: v.lastHash, broken: v.broken };
+        return { ok: v.ok, checked: v.checked, last_seq: v.lastSeq, last_hash: v.lastHash, broken: v.broken, anchor: v.anchor };
       },
     },
   ];

@@ -16,6 +16,7 @@ import { exportRoutes } from "./exports.js";
 import { feedbackRoutes } from "./feedback.js";
 import { intentRoutes } from "./intents.js";
 import { knowledgeRoutes } from "./knowledge.js";
+import { retentionRoutes } from "./retention.js";
 import { Reply, type RestRoute } from "./route.js";
 import { sessionRoutes } from "./sessions.js";
 import { webhookRoutes } from "./webhooks.js";
@@ -37,6 +38,7 @@ export function restRoutes(services: Services, limits = new RateLimits(services)
     ...evaluationRoutes(services),
     ...channelRoutes(services),
     ...auditRoutes(services),
+    ...retentionRoutes(services),
     ...webhookRoutes(services),
     ...channelWebhookRoutes(services, limits),
     ...widgetRoutes(services, limits),

@@ -7,6 +7,7 @@ import { benchExport } from "./export.js";
 import { benchIntents } from "./intents.js";
 import { benchKnowledgeIngest } from "./knowledge-ingest.js";
 import { benchKnowledgeSearch } from "./knowledge-vectors.js";
+import { benchRetention } from "./retention.js";
 
 // `npm run bench -- <suite>`: each suite prints a table. Benchmarks measure; tests assert behaviour.
 const suites: Record<string, () => Promise<unknown>> = {
@@ -21,6 +22,7 @@ const suites: Record<string, () => Promise<unknown>> = {
   analytics: benchAnalytics,
   events: benchEvents,
   export: benchExport,
+  retention: benchRetention,
 };
 
 const requested = process.argv.slice(2);

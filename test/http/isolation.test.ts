@@ -74,6 +74,7 @@ async function sessionOfA(): Promise<{ agentId: string; sessionId: string }> {
 }
 let aReply: string;
 let aResolved: string;
+let aHold: string;
 
 beforeAll(async () => {
   app = await startTestApp();
@@ -118,6 +119,11 @@ beforeAll(async () => {
     body: { id: escalation.body.id, status: "resolved" },
   });
   expect(resolved.status).toBe(200);
+  const hold = await app.request("/api/legal-holds", {
+    key: a.apiKey,
+    body: { conversation_id: aConversation, reason: "A's matter" },
+  });
+  aHold = hold.body.id;
 });
 afterAll(() => app?.close());
 
@@ -144,6 +150,7 @@ const aResourceFor = (method: string, path: string): { params: Record<string, st
     "delete /api/sessions/:id": { params: { id: aSession } },
     "/api/messages/:id/feedback": { params: { id: aReply }, body: { rating: "up" } },
     "/api/conversations/:id/satisfaction": { params: { id: aResolved }, body: { score: 4 } },
+    "/api/legal-holds/:id/release": { params: { id: aHold }, body: { reason: "A's matter is closed" } },
   };
   const resource = table[`${method} ${path}`] ?? table[path];
   if (!resource) throw new Error(`The isolation test does not know ${method} ${path}: add it to aResourceFor`);
@@ -303,6 +310,13 @@ describe("tenant isolation", () => {
     expect(await app.services.db.prisma.messageFeedback.count({ where: { messageId: aReply, rating: "down" } })).toBe(0);
     expect(await app.services.db.prisma.satisfactionSurvey.count({ where: { conversationId: aResolved, score: 1 } })).toBe(0);
 
+    const aOwnHold = (
+      await app.request("/api/legal-holds", { key: a.apiKey, body: { conversation_id: aConversation, reason: "A's" } })
+    ).body.id;
+    await notFound(gql(`mutation { releaseLegalHold(id: "${aOwnHold}", reason: "B wants it gone") { id } }`));
+    await notFound(gql(`mutation { placeLegalHold(conversationId: "${aConversation}", reason: "B's hold") { id } }`));
+    expect((await app.services.db.prisma.legalHold.findUniqueOrThrow({ where: { id: aOwnHold } })).releasedAt).toBeNull();
+
     // Every field with an ID argument must be covered above: a new one fails here until it is.
     const covered = new Set([
       "conversation",
@@ -339,6 +353,7 @@ describe("tenant isolation", () => {
       "resetAgentMfa",
       "rateMessage",
       "rateConversation",
+      "releaseLegalHold",
     ]);
     const withIds = [schema.getQueryType(), schema.getMutationType()].flatMap((type) =>
       Object.values(type?.getFields() ?? {})

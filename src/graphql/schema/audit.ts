@@ -127,6 +127,14 @@ const BrokenLink = builder.objectRef<{ id: string; seq: number; reason: string }
   }),
 });
 
+const Anchor = builder.objectRef<{ seq: number; hash: string }>("AuditChainAnchor").implement({
+  description: "The last record retention removed: the chain is verified from it",
+  fields: (t) => ({
+    seq: t.exposeInt("seq"),
+    hash: t.exposeString("hash", { description: "The removed record's hash: the next record's prevHash" }),
+  }),
+});
+
 const Verification = builder.objectRef<Awaited<ReturnType<typeof verifyAuditChain>>>("AuditChainVerification").implement({
   fields: (t) => ({
     ok: t.exposeBoolean("ok"),
@@ -137,13 +145,20 @@ const Verification = builder.objectRef<Awaited<ReturnType<typeof verifyAuditChai
       description: "Keep it: a later verification that still ends on it shows that nothing before it changed",
     }),
     broken: t.field({ type: BrokenLink, nullable: true, resolve: (v) => v.broken }),
+    anchor: t.field({
+      type: Anchor,
+      nullable: true,
+      description: "Where verification started, once retention removed the oldest records; null: from the first",
+      resolve: (v) => v.anchor,
+    }),
   }),
 });
 
 builder.queryField("verifyAuditTrail", (t) =>
   t.field({
     type: Verification,
-    description: "Recomputes every record's hash and link, from the first, and names the first record where the chain breaks",
+    description:
+      "Recomputes every record's hash and link, from the first (or the retention anchor), and names the first record where the chain breaks",
     authScopes: { permission: "configure" },
     resolve: (_root, _args, ctx) => verifyAuditChain(ctx.db, ctx.tenantId),
   }),

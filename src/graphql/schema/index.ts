@@ -17,6 +17,7 @@ import "./jobs.js";
 import "./knowledge.js";
 import "./mfa.js";
 import "./oidc.js";
+import "./retention.js";
 import "./session.js";
 import "./tenant.js";
 import "./timeline.js";
