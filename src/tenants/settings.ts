@@ -1,5 +1,7 @@
 import type { Config } from "../config.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
+import type { TenantDb } from "../db/tenant-scope.js";
+import { notFound } from "../errors.js";
 import type { Services } from "../services.js";
 
 /**
@@ -23,4 +25,28 @@ export function effectiveRateLimit(
 export async function tenantRateLimit(services: Pick<Services, "tenants" | "config">, tenantId: string) {
   const tenant = await services.tenants.tenant(tenantId);
   return effectiveRateLimit(tenant?.settings ?? {}, services.config);
+}
+
+type SettingsContext = { db: TenantDb; services: Pick<Services, "tenants">; tenantId: string };
+
+/**
+ * Changes the caller's tenant settings (and its name, if given) from what is stored now, then tells every
+ * instance's cache: the one place that writes settings, so no mutation forgets the announcement.
+ */
+export async function updateTenantSettings(
+  ctx: SettingsContext,
+  query: Prisma.TenantDefaultArgs,
+  change: (settings: Prisma.JsonObject) => Prisma.InputJsonObject,
+  name?: string,
+) {
+  const current = await ctx.db.tenant.findUnique({ where: { id: ctx.tenantId } });
+  if (!current) throw notFound("Tenant");
+  const settings = change({ ...(current.settings as Prisma.JsonObject) });
+  const updated = await ctx.db.tenant.update({
+    ...query,
+    where: { id: ctx.tenantId },
+    data: { ...(name ? { name } : {}), settings },
+  });
+  ctx.services.tenants.changed(ctx.tenantId);
+  return updated;
 }

@@ -8,7 +8,7 @@ import {
   weekdays,
 } from "../../conversations/business-hours.js";
 import type { Prisma } from "../../db/generated/prisma/client.js";
-import { notFound } from "../../errors.js";
+import { updateTenantSettings } from "../../tenants/settings.js";
 import { builder } from "../builder.js";
 import { parseInput } from "../validate.js";
 
@@ -107,12 +107,10 @@ builder.mutationField("setBusinessHours", (t) =>
     args: { hours: t.arg({ type: HoursInput, required: false }) },
     resolve: async (query, _root, args, ctx) => {
       const businessHours = args.hours ? parseInput(businessHoursInput, args.hours) : null;
-      const current = await ctx.db.tenant.findUnique({ where: { id: ctx.tenantId } });
-      if (!current) throw notFound("Tenant");
-      const settings = { ...(current.settings as Prisma.JsonObject), businessHours } as Prisma.InputJsonObject;
-      const updated = await ctx.db.tenant.update({ ...query, where: { id: ctx.tenantId }, data: { settings } });
-      ctx.services.tenants.changed(ctx.tenantId);
-      return updated;
+      return updateTenantSettings(ctx, query, (current) => ({
+        ...current,
+        businessHours: businessHours as Prisma.InputJsonObject | null,
+      }));
     },
   }),
 );

@@ -1,5 +1,3 @@
-import type { Prisma } from "../../db/generated/prisma/client.js";
-import { notFound } from "../../errors.js";
 import { type ErasedCounts, type Erasure, eraseCustomer, type HeldBack } from "../../retention/erase.js";
 import { placeHold, releaseHold } from "../../retention/holds.js";
 import { customerIdentityInput, subjectOf } from "../../retention/identity.js";
@@ -12,6 +10,7 @@ import {
   retentionOf,
 } from "../../retention/periods.js";
 import { enqueueRetention } from "../../retention/schedule.js";
+import { updateTenantSettings } from "../../tenants/settings.js";
 import { builder } from "../builder.js";
 import type { GraphQLContext } from "../context.js";
 import { parseInput } from "../validate.js";
@@ -63,10 +62,7 @@ builder.mutationField("setRetention", (t) =>
     resolve: async (query, _root, args, ctx) => {
       const input = parseInput(retentionInput, args.periods);
       const retention = Object.fromEntries(dataClasses.map((c) => [c, input[c] ?? null]));
-      const current = await ctx.db.tenant.findUnique({ where: { id: ctx.tenantId } });
-      if (!current) throw notFound("Tenant");
-      const settings = { ...(current.settings as Prisma.JsonObject), retention } as Prisma.InputJsonObject;
-      return ctx.db.tenant.update({ ...query, where: { id: ctx.tenantId }, data: { settings } });
+      return updateTenantSettings(ctx, query, (current) => ({ ...current, retention }));
     },
   }),
 );

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { disclosureFor } from "../../conversations/disclosure.js";
 import type { Prisma } from "../../db/generated/prisma/client.js";
 import { notFound } from "../../errors.js";
-import { effectiveRateLimit } from "../../tenants/settings.js";
+import { effectiveRateLimit, updateTenantSettings } from "../../tenants/settings.js";
 import { builder } from "../builder.js";
 import { parseInput } from "../validate.js";
 
@@ -119,18 +119,17 @@ builder.mutationField("updateTenant", (t) =>
     },
     resolve: async (query, _root, args, ctx) => {
       const { name, ...settings } = parseInput(settingsInput, args);
-      const current = await ctx.db.tenant.findUnique({ where: { id: ctx.tenantId } });
-      if (!current) throw notFound("Tenant");
-      const merged: Prisma.JsonObject = { ...(current.settings as Prisma.JsonObject), ...settings };
-      // An explicit null (not an omitted argument) puts a setting with a default back to it.
-      for (const key of resettable) if (args[key] === null) delete merged[key];
-      const updated = await ctx.db.tenant.update({
-        ...query,
-        where: { id: ctx.tenantId },
-        data: { ...(name ? { name } : {}), settings: merged },
-      });
-      ctx.services.tenants.changed(ctx.tenantId);
-      return updated;
+      return updateTenantSettings(
+        ctx,
+        query,
+        (current) => {
+          const merged: Prisma.JsonObject = { ...current, ...settings };
+          // An explicit null (not an omitted argument) puts a setting with a default back to it.
+          for (const key of resettable) if (args[key] === null) delete merged[key];
+          return merged;
+        },
+        name,
+      );
     },
   }),
 );
