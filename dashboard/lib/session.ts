@@ -5,6 +5,8 @@ export interface Session {
   token: string;
   expiresAt: string;
   user: MeFragment;
+  /** The tenant requires two-factor sign-in and this user has none yet: the session may only enrol. */
+  mfaEnrolmentRequired?: boolean;
 }
 
 // In memory, and in sessionStorage so that a reload keeps the login (a tab's own storage: closing it logs out).
@@ -46,6 +48,12 @@ export function updateUser(user: MeFragment): void {
 }
 
 export const useSession = () => useStore(session);
+
+/** The session may do everything from now on (two-factor sign-in was just turned on). */
+export function enrolmentDone(): void {
+  const current = session.get();
+  if (current?.mfaEnrolmentRequired) signIn({ ...current, mfaEnrolmentRequired: false });
+}
 
 type Permission = "read" | "converse" | "configure" | "manageKeys";
 
