@@ -49,11 +49,13 @@ export function updateUser(user: MeFragment): void {
 
 export const useSession = () => useStore(session);
 
-/** The session may do everything from now on (two-factor sign-in was just turned on). */
-export function enrolmentDone(): void {
+/** Whether the session is held back until its user enrols in two-factor sign-in (the API said so, or it ended). */
+function setEnrolmentRequired(required: boolean): void {
   const current = session.get();
-  if (current?.mfaEnrolmentRequired) signIn({ ...current, mfaEnrolmentRequired: false });
+  if (current && (current.mfaEnrolmentRequired ?? false) !== required) signIn({ ...current, mfaEnrolmentRequired: required });
 }
+export const enrolmentRequired = () => setEnrolmentRequired(true);
+export const enrolmentDone = () => setEnrolmentRequired(false);
 
 type Permission = "read" | "converse" | "configure" | "manageKeys";
 

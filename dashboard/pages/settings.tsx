@@ -373,12 +373,7 @@ export default function SettingsPage() {
             disabled={!mayConfigure}
             onSaved={reload}
           />
-          <BusinessHours
-            key={JSON.stringify(page.data.tenant.businessHours)}
-            hours={page.data.tenant.businessHours}
-            disabled={!mayConfigure}
-            onSaved={reload}
-          />
+          <BusinessHours hours={page.data.tenant.businessHours} disabled={!mayConfigure} onSaved={reload} />
           {mayConfigure && <SignIn tenant={page.data.tenant} onSaved={reload} />}
           {mayManageKeys && <ApiKeys />}
           <Widget key={widget?.id ?? "none"} channel={widget} onSaved={reload} />

@@ -16,9 +16,14 @@ type OidcConfig = NonNullable<OidcSettingsQuery["oidcConfig"]>;
 
 /** Every dashboard user must sign in with a code of their authenticator app (the tenant's requireMfa). */
 export function RequireTwoFactor({ required, onSaved }: { required: boolean; onSaved: () => void }) {
+  const [checked, setChecked] = useState(required);
   const [done, setDone] = useState("");
   const save = useAction(async (requireMfa: boolean) => {
-    await gql(RequireMfaDocument, { requireMfa });
+    setChecked(requireMfa);
+    await gql(RequireMfaDocument, { requireMfa }).catch((error: unknown) => {
+      setChecked(!requireMfa);
+      throw error;
+    });
     setDone(requireMfa ? "Two-factor sign-in is now required." : "Two-factor sign-in is now optional.");
     onSaved();
   });
@@ -28,14 +33,14 @@ export function RequireTwoFactor({ required, onSaved }: { required: boolean; onS
       <label className="check">
         <input
           type="checkbox"
-          checked={required}
+          checked={checked}
           disabled={save.pending}
           onChange={(e) => {
             setDone("");
             void save.run(e.target.checked);
           }}
         />{" "}
-        Require two-factor sign-in for everyone (users without it may only set it up, on their account page)
+        Require two-factor sign-in for everyone (users without it, you included, may only set it up on their account page)
       </label>
       <ErrorNotice error={save.error} />
       {done && <Status>{done}</Status>}
