@@ -2,17 +2,18 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { expect, vi } from "vitest";
 import type { Role } from "../generated.js";
 import { addAgent, agentPassword } from "./agents.js";
 import { startTestApp, type TestApp } from "./app.js";
+import { chromiumPath, hasChromium, launchChromium } from "./chromium.js";
+
+export { hasChromium };
 
 // The dashboard in Debian's Chromium (playwright-core), as the widget's browser test runs it: one service and one
 // browser per file, the pages visited in sequence.
 
-const chromiumPath = "/usr/bin/chromium";
-export const hasChromium = existsSync(chromiumPath);
 if (!hasChromium && process.env.CI)
   throw new Error(`${chromiumPath} is missing: .ci/run installs it (apt-get install -y chromium)`);
 export const skipReason = hasChromium ? "" : ` (skipped: ${chromiumPath} is missing; apt-get install -y chromium)`;
@@ -62,22 +63,7 @@ export async function startDashboardTest(
   const profile = mkdtempSync(path.join(tmpdir(), "parley-dashboard-"));
   let browser: BrowserContext | null = null;
   const launch = async () => {
-    browser ??= await chromium.launchPersistentContext(profile, {
-      executablePath: chromiumPath,
-      headless: true,
-      viewport: { width: 1280, height: 860 },
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-component-update",
-        "--disable-sync",
-        ...hostRules,
-      ],
-    });
+    browser ??= await launchChromium(profile, hostRules);
     return browser;
   };
   const open = async (pathname = "inbox", viewport?: { width: number; height: number }) => {
