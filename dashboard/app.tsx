@@ -30,7 +30,7 @@ const pages: PageDef[] = [
   { path: "settings", title: "Settings", needs: "read", component: lazy(() => import("./pages/settings")) },
   { path: "account", title: "My account", needs: "read", component: lazy(() => import("./pages/account")) },
 ];
-const accountPage = pages.at(-1)!;
+const accountPage = pages.find((p) => p.path === "account")!;
 
 function Shell() {
   const session = useSession()!;
