@@ -176,6 +176,15 @@ describe.runIf(hasChromium)(`my account${skipReason}`, () => {
     await page.close();
   });
 
+  it("is usable at phone width", async () => {
+    const page = await t.signIn(agent, "account", { width: 390, height: 844 });
+    await expect.poll(() => page.getByRole("table", { name: "Your sessions" }).isVisible()).toBe(true);
+    // The page itself does not scroll sideways: a wide table scrolls inside its own box.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectAccessible(page, "account at phone width");
+    await page.close();
+  });
+
   it("holds a user without two-factor to enrolment while the tenant requires it, then opens the rest", async () => {
     const settings = await t.signIn(admin, "settings");
     await settings.getByLabel(/Require two-factor sign-in for everyone/).check();
