@@ -126,6 +126,15 @@ describe.runIf(hasChromium)(`the sign-in page with the bank's provider${skipReas
     await expect.poll(() => button.isVisible()).toBe(true);
     await page.close();
   });
+
+  it("says in words why a sign-in through the provider failed, and takes the outcome out of the address", async () => {
+    const page = await t.open("inbox#login_error=AUTH_INVALID&message=The%20provider%20refused%20this%20person");
+    await expect
+      .poll(() => page.getByRole("alert").textContent())
+      .toBe("Sign-in through your bank's provider failed: The provider refused this person");
+    expect(new URL(page.url()).hash).toBe("");
+    await page.close();
+  });
 });
 
 async function enrol(page: Page): Promise<{ secret: string; recoveryCodes: string[] }> {
