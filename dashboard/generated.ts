@@ -482,6 +482,11 @@ export type SearchKnowledgeQueryVariables = Exact<{
 
 export type SearchKnowledgeQuery = { searchKnowledge: Array<{ chunkId: string, sourceId: string, sourceTitle: string, title: string | null, url: string | null, page: number | null, score: number, similarity: number, text: string }> };
 
+export type KnowledgeSourceChangedSubscriptionVariables = Exact<{ [key: string]: never; }>;
+
+
+export type KnowledgeSourceChangedSubscription = { knowledgeSourceChanged: { id: string } | null };
+
 export type LoginMutationVariables = Exact<{
   email: string;
   password: string;
@@ -1527,6 +1532,13 @@ export const SearchKnowledgeDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<SearchKnowledgeQuery, SearchKnowledgeQueryVariables>;
+export const KnowledgeSourceChangedDocument = new TypedDocumentString(`
+    subscription KnowledgeSourceChanged {
+  knowledgeSourceChanged {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<KnowledgeSourceChangedSubscription, KnowledgeSourceChangedSubscriptionVariables>;
 export const LoginDocument = new TypedDocumentString(`
     mutation Login($email: String!, $password: String!, $tenantId: ID) {
   login(email: $email, password: $password, tenantId: $tenantId) {

@@ -4,6 +4,7 @@ import {
   AddSourceDocument,
   DeleteSourceDocument,
   KnowledgePageDocument,
+  KnowledgeSourceChangedDocument,
   ResyncSourceDocument,
   SearchKnowledgeDocument,
   type SearchKnowledgeQuery,
@@ -12,6 +13,7 @@ import {
   UploadPdfDocument,
 } from "../generated";
 import { gql, gqlUpload } from "../lib/api";
+import { useSubscription } from "../lib/live";
 import { useAction, useQuery } from "../lib/query";
 import { Link } from "../lib/router";
 import { useCan } from "../lib/session";
@@ -22,8 +24,6 @@ import { DataTable } from "../ui/table";
 const column = createColumnHelper<SourceRowFragment>();
 const busy = new Set(["pending", "crawling", "indexing"]);
 const statusTone: Record<string, string> = { ready: "ok", failed: "danger", pending: "info", crawling: "warn", indexing: "warn" };
-// While a source is being read, its row is read again this often (the source's status and crawl progress).
-const progressPollMs = 2_000;
 
 function StatusCell({ source }: { source: SourceRowFragment }) {
   const progress = source.progress;
@@ -269,13 +269,10 @@ export default function KnowledgePage() {
   const page = useQuery(KnowledgePageDocument, {});
   const [prefill, setPrefill] = useState<{ title: string; content: string; key: number } | null>(null);
   const sources = page.data?.knowledgeSources ?? [];
-  const working = sources.some((s) => busy.has(s.status));
+  // Crawls and indexing run in the workers: each change of a source's status or progress comes live, and the page
+  // reads the sources and their summary again.
   const { reload } = page;
-  useEffect(() => {
-    if (!working) return;
-    const timer = window.setInterval(() => void reload(), progressPollMs);
-    return () => window.clearInterval(timer);
-  }, [working, reload]);
+  useSubscription(KnowledgeSourceChangedDocument, {}, () => void reload());
   const summary = page.data?.knowledgeSummary;
   const columns = [
     column.accessor("title", {
