@@ -1,5 +1,5 @@
 import { createColumnHelper } from "@tanstack/react-table";
-import { type FormEvent, useEffect, useRef, useState } from "react";
+import { type FormEvent, useEffect, useMemo, useRef, useState } from "react";
 import {
   AddSourceDocument,
   DeleteSourceDocument,
@@ -274,39 +274,44 @@ export default function KnowledgePage() {
   const { reload } = page;
   useSubscription(KnowledgeSourceChangedDocument, {}, () => void reload());
   const summary = page.data?.knowledgeSummary;
-  const columns = [
-    column.accessor("title", {
-      header: "Source",
-      cell: (info) => {
-        const s = info.row.original;
-        return (
-          <>
-            {s.sourceUrl ? (
-              <a href={s.sourceUrl} target="_blank" rel="noreferrer noopener">
-                {s.title}
-              </a>
-            ) : (
-              s.title
-            )}
-            <span className="muted small"> · {s.type}</span>
-          </>
-        );
-      },
-    }),
-    column.accessor("status", { header: "Status", cell: (info) => <StatusCell source={info.row.original} /> }),
-    column.accessor("pages", { header: "Pages" }),
-    column.accessor("chunks", { header: "Chunks" }),
-    column.accessor("lastSyncedAt", { header: "Last synced", cell: (info) => formatDateTime(info.getValue()) }),
-    ...(mayConfigure
-      ? [
-          column.display({
-            id: "actions",
-            header: "Actions",
-            cell: (info) => <RowActions source={info.row.original} onChanged={() => void reload()} />,
-          }),
-        ]
-      : []),
-  ];
+  // The same cells from one render to the next: a live update re-renders the table, and new cell functions would be
+  // new components, forgetting a row's state (a delete waiting for its confirmation).
+  const columns = useMemo(
+    () => [
+      column.accessor("title", {
+        header: "Source",
+        cell: (info) => {
+          const s = info.row.original;
+          return (
+            <>
+              {s.sourceUrl ? (
+                <a href={s.sourceUrl} target="_blank" rel="noreferrer noopener">
+                  {s.title}
+                </a>
+              ) : (
+                s.title
+              )}
+              <span className="muted small"> · {s.type}</span>
+            </>
+          );
+        },
+      }),
+      column.accessor("status", { header: "Status", cell: (info) => <StatusCell source={info.row.original} /> }),
+      column.accessor("pages", { header: "Pages" }),
+      column.accessor("chunks", { header: "Chunks" }),
+      column.accessor("lastSyncedAt", { header: "Last synced", cell: (info) => formatDateTime(info.getValue()) }),
+      ...(mayConfigure
+        ? [
+            column.display({
+              id: "actions",
+              header: "Actions",
+              cell: (info) => <RowActions source={info.row.original} onChanged={() => void reload()} />,
+            }),
+          ]
+        : []),
+    ],
+    [mayConfigure, reload],
+  );
   return (
     <section aria-labelledby="knowledge-heading">
       <h1 id="knowledge-heading">Knowledge</h1>
