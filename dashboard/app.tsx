@@ -28,20 +28,25 @@ const pages: PageDef[] = [
   { path: "intents", title: "Intents", needs: "read", component: lazy(() => import("./pages/intents")) },
   { path: "agents", title: "Agents and teams", needs: "read", component: lazy(() => import("./pages/agents")) },
   { path: "settings", title: "Settings", needs: "read", component: lazy(() => import("./pages/settings")) },
+  { path: "account", title: "My account", needs: "read", component: lazy(() => import("./pages/account")) },
 ];
+const accountPage = pages.find((p) => p.path === "account")!;
 
 function Shell() {
   const session = useSession()!;
   const { path } = useLocation();
   const [, section = "", ...rest] = path.replace(/^\/dashboard\/?/, "/").split("/");
-  const page = pages.find((p) => p.path === section);
+  // A session held back until its user enrols in two-factor sign-in may open their account page only.
+  const enrolling = session.mfaEnrolmentRequired === true;
+  const page = enrolling ? accountPage : pages.find((p) => p.path === section);
   useEffect(() => {
-    if (!page) navigate("/dashboard/inbox", { replace: true });
-  }, [page]);
+    if (enrolling && section !== accountPage.path) navigate(`/dashboard/${accountPage.path}`, { replace: true });
+    else if (!page) navigate("/dashboard/inbox", { replace: true });
+  }, [page, enrolling, section]);
   useEffect(() => {
     if (page) document.title = `${page.title} — Parley`;
   }, [page]);
-  const visible = pages.filter((p) => can(session.user.role, p.needs));
+  const visible = enrolling ? [accountPage] : pages.filter((p) => can(session.user.role, p.needs));
   const availability = useAction(async (value: Availability) => {
     const changed = await gql(SetAvailabilityDocument, { id: session.user.id, availability: value });
     updateUser(changed.updateAgent);
@@ -62,7 +67,7 @@ function Shell() {
           <span>
             {session.user.name} <span className="muted">({session.user.role})</span>
           </span>
-          {session.user.role !== "viewer" && (
+          {session.user.role !== "viewer" && !enrolling && (
             <Select
               hiddenLabel
               label="My availability"

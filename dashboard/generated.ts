@@ -8,6 +8,15 @@ export type Availability =
   | 'offline'
   | 'online';
 
+export type BusinessHoursInput = {
+  /** Days the team is away all day */
+  holidays?: Array<HolidayInput> | null | undefined;
+  /** IANA time zone, e.g. Europe/Zurich */
+  timeZone: string;
+  /** Opening intervals; a day may have several, none means closed that day */
+  weekly: Array<OpeningIntervalInput>;
+};
+
 export type Channel =
   | 'api'
   | 'botmsg'
@@ -56,6 +65,12 @@ export type Granularity =
   | 'day'
   | 'week';
 
+export type HolidayInput = {
+  /** YYYY-MM-DD */
+  date: string;
+  name?: string | null | undefined;
+};
+
 export type InboxEventType =
   | 'assigned'
   | 'escalated'
@@ -69,11 +84,81 @@ export type IntentExampleInput = {
   text: string;
 };
 
+export type JitRole =
+  | 'admin'
+  | 'agent'
+  | 'viewer';
+
+export type OpeningIntervalInput = {
+  /** HH:MM after open, up to 24:00 */
+  close: string;
+  day: Weekday;
+  /** HH:MM */
+  open: string;
+};
+
 export type Role =
   | 'admin'
   | 'agent'
   | 'owner'
   | 'viewer';
+
+export type Weekday =
+  | 'friday'
+  | 'monday'
+  | 'saturday'
+  | 'sunday'
+  | 'thursday'
+  | 'tuesday'
+  | 'wednesday';
+
+export type MfaStatusQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type MfaStatusQuery = { mfaStatus: { enabled: boolean, tenantRequires: boolean, enrolmentRequired: boolean, recoveryCodesLeft: number } };
+
+export type MySessionsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type MySessionsQuery = { sessions: Array<{ id: string, method: string, createdAt: string, lastUsedAt: string | null, expiresAt: string, ipAddress: string | null, userAgent: string | null, current: boolean }> };
+
+export type EnrolMfaMutationVariables = Exact<{ [key: string]: never; }>;
+
+
+export type EnrolMfaMutation = { enrolMfa: { secret: string, otpauthUri: string, qrSvg: string } };
+
+export type ConfirmMfaMutationVariables = Exact<{
+  code: string;
+}>;
+
+
+export type ConfirmMfaMutation = { confirmMfa: Array<string> };
+
+export type DisableMfaMutationVariables = Exact<{
+  code: string;
+}>;
+
+
+export type DisableMfaMutation = { disableMfa: boolean };
+
+export type RenewRecoveryCodesMutationVariables = Exact<{
+  code: string;
+}>;
+
+
+export type RenewRecoveryCodesMutation = { renewRecoveryCodes: Array<string> };
+
+export type RevokeSessionMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type RevokeSessionMutation = { revokeSession: boolean };
+
+export type RevokeOtherSessionsMutationVariables = Exact<{ [key: string]: never; }>;
+
+
+export type RevokeOtherSessionsMutation = { revokeSessions: number };
 
 export type AgentsPageQueryVariables = Exact<{
   active?: boolean | null | undefined;
@@ -140,7 +225,7 @@ export type AnalyticsPageQueryVariables = Exact<{
 }>;
 
 
-export type AnalyticsPageQuery = { analytics: { from: string, to: string, channel: string | null, granularity: Granularity, aiResolved: number, aiResolutionRate: number | null, escalated: number, escalationRate: number | null, tokensUsed: number, conversations: { total: number, byChannel: Array<{ key: string, count: number }> }, messages: { total: number, customer: number, ai: number, agent: number }, escalations: { total: number, byReason: Array<{ key: string, count: number }> }, firstResponseTime: { count: number, medianSeconds: number | null, p90Seconds: number | null }, resolutionTime: { count: number, medianSeconds: number | null, p90Seconds: number | null }, topIntents: Array<{ key: string, count: number }>, knowledgeCoverage: { answers: number, grounded: number, rate: number | null }, unansweredQuestions: Array<{ question: string, count: number, lastAskedAt: string }>, series: Array<{ start: string, conversations: number, escalations: number, conversationsByChannel: Array<{ key: string, count: number }> }> } };
+export type AnalyticsPageQuery = { analytics: { from: string, to: string, channel: string | null, granularity: Granularity, aiResolved: number, aiResolutionRate: number | null, escalated: number, escalationRate: number | null, tokensUsed: number, conversations: { total: number, byChannel: Array<{ key: string, count: number }> }, messages: { total: number, customer: number, ai: number, agent: number }, escalations: { total: number, outOfHours: number, byReason: Array<{ key: string, count: number }> }, firstResponseTime: { count: number, medianSeconds: number | null, p90Seconds: number | null }, resolutionTime: { count: number, medianSeconds: number | null, p90Seconds: number | null }, topIntents: Array<{ key: string, count: number }>, knowledgeCoverage: { answers: number, grounded: number, rate: number | null }, unansweredQuestions: Array<{ question: string, count: number, lastAskedAt: string }>, feedback: { up: number, down: number, rate: number | null, satisfaction: { asked: number, answered: number, average: number | null }, byChannel: Array<{ channel: string, up: number, down: number, rate: number | null, satisfaction: { asked: number, answered: number, average: number | null } }> }, series: Array<{ start: string, conversations: number, escalations: number, conversationsByChannel: Array<{ key: string, count: number }> }> } };
 
 export type ChannelsPageQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -397,6 +482,11 @@ export type SearchKnowledgeQueryVariables = Exact<{
 
 export type SearchKnowledgeQuery = { searchKnowledge: Array<{ chunkId: string, sourceId: string, sourceTitle: string, title: string | null, url: string | null, page: number | null, score: number, similarity: number, text: string }> };
 
+export type KnowledgeSourceChangedSubscriptionVariables = Exact<{ [key: string]: never; }>;
+
+
+export type KnowledgeSourceChangedSubscription = { knowledgeSourceChanged: { id: string } | null };
+
 export type LoginMutationVariables = Exact<{
   email: string;
   password: string;
@@ -404,7 +494,23 @@ export type LoginMutationVariables = Exact<{
 }>;
 
 
-export type LoginMutation = { login: { token: string | null, expiresAt: string | null, agent: { id: string, name: string, email: string, role: Role, availability: Availability } | null, mfaChallenge: { challengeToken: string } | null } };
+export type LoginMutation = { login: { token: string | null, expiresAt: string | null, mfaEnrolmentRequired: boolean, agent: { id: string, name: string, email: string, role: Role, availability: Availability } | null, mfaChallenge: { challengeToken: string } | null } };
+
+export type ExchangeLoginCodeMutationVariables = Exact<{
+  code: string;
+}>;
+
+
+export type ExchangeLoginCodeMutation = { exchangeLoginCode: { token: string | null, expiresAt: string | null, mfaEnrolmentRequired: boolean, agent: { id: string, name: string, email: string, role: Role, availability: Availability } | null, mfaChallenge: { challengeToken: string } | null } };
+
+export type SignInStepFragment = { token: string | null, expiresAt: string | null, mfaEnrolmentRequired: boolean, agent: { id: string, name: string, email: string, role: Role, availability: Availability } | null, mfaChallenge: { challengeToken: string } | null };
+
+export type SignInProviderQueryVariables = Exact<{
+  tenantId: string;
+}>;
+
+
+export type SignInProviderQuery = { signInProvider: { name: string, signInPath: string } | null };
 
 export type CompleteMfaLoginMutationVariables = Exact<{
   challengeToken: string;
@@ -437,7 +543,7 @@ export type MeFragment = { id: string, name: string, email: string, role: Role, 
 export type SettingsPageQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type SettingsPageQuery = { tenant: { id: string, name: string, settings: unknown, rateLimit: { max: number, windowS: number } }, channels: Array<{ id: string, type: Channel, name: string, enabled: boolean, settings: unknown }> };
+export type SettingsPageQuery = { tenant: { id: string, name: string, settings: unknown, aiDisclosure: string | null, rateLimit: { max: number, windowS: number }, businessHours: { timeZone: string, openNow: boolean, nextOpeningAt: string | null, weekly: Array<{ day: Weekday, open: string, close: string }>, holidays: Array<{ date: string, name: string | null }> } | null }, channels: Array<{ id: string, type: Channel, name: string, enabled: boolean, settings: unknown }> };
 
 export type ApiKeysQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -477,6 +583,52 @@ export type CreateWidgetTokenMutationVariables = Exact<{
 
 
 export type CreateWidgetTokenMutation = { createWidgetToken: { token: string, embedSnippet: string } };
+
+export type RequireMfaMutationVariables = Exact<{
+  requireMfa: boolean;
+}>;
+
+
+export type RequireMfaMutation = { updateTenant: { id: string } };
+
+export type UpdateDisclosureMutationVariables = Exact<{
+  aiDisclosure?: string | null | undefined;
+  aiDisclosureEnabled?: boolean | null | undefined;
+  assistantName?: string | null | undefined;
+}>;
+
+
+export type UpdateDisclosureMutation = { updateTenant: { id: string } };
+
+export type SetBusinessHoursMutationVariables = Exact<{
+  hours?: BusinessHoursInput | null | undefined;
+}>;
+
+
+export type SetBusinessHoursMutation = { setBusinessHours: { id: string } };
+
+export type OidcSettingsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type OidcSettingsQuery = { oidcConfig: { issuer: string, clientId: string, clientSecret: string, allowedDomains: Array<string>, emailClaim: string, jitRole: JitRole | null, enabled: boolean, redirectUri: string, signInUrl: string } | null };
+
+export type SaveOidcSettingsMutationVariables = Exact<{
+  issuer: string;
+  clientId: string;
+  clientSecret?: string | null | undefined;
+  allowedDomains?: Array<string> | string | null | undefined;
+  emailClaim?: string | null | undefined;
+  jitRole?: JitRole | null | undefined;
+  enabled?: boolean | null | undefined;
+}>;
+
+
+export type SaveOidcSettingsMutation = { saveOidcConfig: { issuer: string } };
+
+export type DeleteOidcSettingsMutationVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DeleteOidcSettingsMutation = { deleteOidcConfig: boolean };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -581,6 +733,83 @@ export const MeFragmentDoc = new TypedDocumentString(`
   availability
 }
     `, {"fragmentName":"Me"}) as unknown as TypedDocumentString<MeFragment, unknown>;
+export const SignInStepFragmentDoc = new TypedDocumentString(`
+    fragment SignInStep on Login {
+  token
+  expiresAt
+  agent {
+    ...Me
+  }
+  mfaChallenge {
+    challengeToken
+  }
+  mfaEnrolmentRequired
+}
+    fragment Me on Agent {
+  id
+  name
+  email
+  role
+  availability
+}`, {"fragmentName":"SignInStep"}) as unknown as TypedDocumentString<SignInStepFragment, unknown>;
+export const MfaStatusDocument = new TypedDocumentString(`
+    query MfaStatus {
+  mfaStatus {
+    enabled
+    tenantRequires
+    enrolmentRequired
+    recoveryCodesLeft
+  }
+}
+    `) as unknown as TypedDocumentString<MfaStatusQuery, MfaStatusQueryVariables>;
+export const MySessionsDocument = new TypedDocumentString(`
+    query MySessions {
+  sessions {
+    id
+    method
+    createdAt
+    lastUsedAt
+    expiresAt
+    ipAddress
+    userAgent
+    current
+  }
+}
+    `) as unknown as TypedDocumentString<MySessionsQuery, MySessionsQueryVariables>;
+export const EnrolMfaDocument = new TypedDocumentString(`
+    mutation EnrolMfa {
+  enrolMfa {
+    secret
+    otpauthUri
+    qrSvg
+  }
+}
+    `) as unknown as TypedDocumentString<EnrolMfaMutation, EnrolMfaMutationVariables>;
+export const ConfirmMfaDocument = new TypedDocumentString(`
+    mutation ConfirmMfa($code: String!) {
+  confirmMfa(code: $code)
+}
+    `) as unknown as TypedDocumentString<ConfirmMfaMutation, ConfirmMfaMutationVariables>;
+export const DisableMfaDocument = new TypedDocumentString(`
+    mutation DisableMfa($code: String!) {
+  disableMfa(code: $code)
+}
+    `) as unknown as TypedDocumentString<DisableMfaMutation, DisableMfaMutationVariables>;
+export const RenewRecoveryCodesDocument = new TypedDocumentString(`
+    mutation RenewRecoveryCodes($code: String!) {
+  renewRecoveryCodes(code: $code)
+}
+    `) as unknown as TypedDocumentString<RenewRecoveryCodesMutation, RenewRecoveryCodesMutationVariables>;
+export const RevokeSessionDocument = new TypedDocumentString(`
+    mutation RevokeSession($id: ID!) {
+  revokeSession(id: $id)
+}
+    `) as unknown as TypedDocumentString<RevokeSessionMutation, RevokeSessionMutationVariables>;
+export const RevokeOtherSessionsDocument = new TypedDocumentString(`
+    mutation RevokeOtherSessions {
+  revokeSessions
+}
+    `) as unknown as TypedDocumentString<RevokeOtherSessionsMutation, RevokeOtherSessionsMutationVariables>;
 export const AgentsPageDocument = new TypedDocumentString(`
     query AgentsPage($active: Boolean) {
   agents(limit: 100, active: $active) {
@@ -686,6 +915,7 @@ export const AnalyticsPageDocument = new TypedDocumentString(`
     escalationRate
     escalations {
       total
+      outOfHours
       byReason {
         key
         count
@@ -716,6 +946,27 @@ export const AnalyticsPageDocument = new TypedDocumentString(`
       lastAskedAt
     }
     tokensUsed
+    feedback {
+      up
+      down
+      rate
+      satisfaction {
+        asked
+        answered
+        average
+      }
+      byChannel {
+        channel
+        up
+        down
+        rate
+        satisfaction {
+          asked
+          answered
+          average
+        }
+      }
+    }
     series {
       start
       conversations
@@ -1281,26 +1532,69 @@ export const SearchKnowledgeDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<SearchKnowledgeQuery, SearchKnowledgeQueryVariables>;
+export const KnowledgeSourceChangedDocument = new TypedDocumentString(`
+    subscription KnowledgeSourceChanged {
+  knowledgeSourceChanged {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<KnowledgeSourceChangedSubscription, KnowledgeSourceChangedSubscriptionVariables>;
 export const LoginDocument = new TypedDocumentString(`
     mutation Login($email: String!, $password: String!, $tenantId: ID) {
   login(email: $email, password: $password, tenantId: $tenantId) {
-    token
-    expiresAt
-    agent {
-      ...Me
-    }
-    mfaChallenge {
-      challengeToken
-    }
+    ...SignInStep
   }
 }
-    fragment Me on Agent {
+    fragment SignInStep on Login {
+  token
+  expiresAt
+  agent {
+    ...Me
+  }
+  mfaChallenge {
+    challengeToken
+  }
+  mfaEnrolmentRequired
+}
+fragment Me on Agent {
   id
   name
   email
   role
   availability
 }`) as unknown as TypedDocumentString<LoginMutation, LoginMutationVariables>;
+export const ExchangeLoginCodeDocument = new TypedDocumentString(`
+    mutation ExchangeLoginCode($code: String!) {
+  exchangeLoginCode(code: $code) {
+    ...SignInStep
+  }
+}
+    fragment SignInStep on Login {
+  token
+  expiresAt
+  agent {
+    ...Me
+  }
+  mfaChallenge {
+    challengeToken
+  }
+  mfaEnrolmentRequired
+}
+fragment Me on Agent {
+  id
+  name
+  email
+  role
+  availability
+}`) as unknown as TypedDocumentString<ExchangeLoginCodeMutation, ExchangeLoginCodeMutationVariables>;
+export const SignInProviderDocument = new TypedDocumentString(`
+    query SignInProvider($tenantId: ID!) {
+  signInProvider(tenantId: $tenantId) {
+    name
+    signInPath
+  }
+}
+    `) as unknown as TypedDocumentString<SignInProviderQuery, SignInProviderQueryVariables>;
 export const CompleteMfaLoginDocument = new TypedDocumentString(`
     mutation CompleteMfaLogin($challengeToken: String!, $code: String!) {
   verifyMfaLogin(challengeToken: $challengeToken, code: $code) {
@@ -1362,6 +1656,21 @@ export const SettingsPageDocument = new TypedDocumentString(`
     rateLimit {
       max
       windowS
+    }
+    aiDisclosure
+    businessHours {
+      timeZone
+      weekly {
+        day
+        open
+        close
+      }
+      holidays {
+        date
+        name
+      }
+      openNow
+      nextOpeningAt
     }
   }
   channels {
@@ -1425,3 +1734,63 @@ export const CreateWidgetTokenDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CreateWidgetTokenMutation, CreateWidgetTokenMutationVariables>;
+export const RequireMfaDocument = new TypedDocumentString(`
+    mutation RequireMfa($requireMfa: Boolean!) {
+  updateTenant(requireMfa: $requireMfa) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<RequireMfaMutation, RequireMfaMutationVariables>;
+export const UpdateDisclosureDocument = new TypedDocumentString(`
+    mutation UpdateDisclosure($aiDisclosure: String, $aiDisclosureEnabled: Boolean, $assistantName: String) {
+  updateTenant(
+    aiDisclosure: $aiDisclosure
+    aiDisclosureEnabled: $aiDisclosureEnabled
+    assistantName: $assistantName
+  ) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<UpdateDisclosureMutation, UpdateDisclosureMutationVariables>;
+export const SetBusinessHoursDocument = new TypedDocumentString(`
+    mutation SetBusinessHours($hours: BusinessHoursInput) {
+  setBusinessHours(hours: $hours) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<SetBusinessHoursMutation, SetBusinessHoursMutationVariables>;
+export const OidcSettingsDocument = new TypedDocumentString(`
+    query OidcSettings {
+  oidcConfig {
+    issuer
+    clientId
+    clientSecret
+    allowedDomains
+    emailClaim
+    jitRole
+    enabled
+    redirectUri
+    signInUrl
+  }
+}
+    `) as unknown as TypedDocumentString<OidcSettingsQuery, OidcSettingsQueryVariables>;
+export const SaveOidcSettingsDocument = new TypedDocumentString(`
+    mutation SaveOidcSettings($issuer: String!, $clientId: String!, $clientSecret: String, $allowedDomains: [String!], $emailClaim: String, $jitRole: JitRole, $enabled: Boolean) {
+  saveOidcConfig(
+    issuer: $issuer
+    clientId: $clientId
+    clientSecret: $clientSecret
+    allowedDomains: $allowedDomains
+    emailClaim: $emailClaim
+    jitRole: $jitRole
+    enabled: $enabled
+  ) {
+    issuer
+  }
+}
+    `) as unknown as TypedDocumentString<SaveOidcSettingsMutation, SaveOidcSettingsMutationVariables>;
+export const DeleteOidcSettingsDocument = new TypedDocumentString(`
+    mutation DeleteOidcSettings {
+  deleteOidcConfig
+}
+    `) as unknown as TypedDocumentString<DeleteOidcSettingsMutation, DeleteOidcSettingsMutationVariables>;

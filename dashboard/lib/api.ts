@@ -1,5 +1,5 @@
 import type { TypedDocumentString } from "../generated";
-import { currentSession, signOut } from "./session";
+import { currentSession, enrolmentRequired, signOut } from "./session";
 
 /** An answer of the API that is not data: its code (the spec's), its words, and for a 429 when to retry. */
 export class ApiError extends Error {
@@ -37,6 +37,8 @@ async function answerOf<T>(res: Response): Promise<T> {
     signOut(sessionExpired);
     throw new ApiError(sessionExpired, code);
   }
+  // The tenant turned two-factor sign-in on while this user has none: their session may only enrol from now on.
+  if (code === "FORBIDDEN" && error?.message.includes("enrol first")) enrolmentRequired();
   if (code) {
     const message = error?.message ?? body.error ?? `The service answered ${res.status}`;
     throw new ApiError(message, code, retryAfterS, error?.extensions?.details ?? []);

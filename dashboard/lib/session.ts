@@ -5,6 +5,8 @@ export interface Session {
   token: string;
   expiresAt: string;
   user: MeFragment;
+  /** The tenant requires two-factor sign-in and this user has none yet: the session may only enrol. */
+  mfaEnrolmentRequired?: boolean;
 }
 
 // In memory, and in sessionStorage so that a reload keeps the login (a tab's own storage: closing it logs out).
@@ -46,6 +48,14 @@ export function updateUser(user: MeFragment): void {
 }
 
 export const useSession = () => useStore(session);
+
+/** Whether the session is held back until its user enrols in two-factor sign-in (the API said so, or it ended). */
+function setEnrolmentRequired(required: boolean): void {
+  const current = session.get();
+  if (current && (current.mfaEnrolmentRequired ?? false) !== required) signIn({ ...current, mfaEnrolmentRequired: required });
+}
+export const enrolmentRequired = () => setEnrolmentRequired(true);
+export const enrolmentDone = () => setEnrolmentRequired(false);
 
 type Permission = "read" | "converse" | "configure" | "manageKeys";
 

@@ -30,6 +30,13 @@ export function analyticsCsv(a: Figures): string {
     ["escalated", a.escalated],
     ["escalation_rate", a.escalationRate],
     ["escalations", a.escalations.total],
+    ["escalations_out_of_hours", a.escalations.outOfHours],
+    ["thumbs_up", a.feedback.up],
+    ["thumbs_down", a.feedback.down],
+    ["thumbs_up_rate", a.feedback.rate],
+    ["satisfaction_asked", a.feedback.satisfaction.asked],
+    ["satisfaction_answered", a.feedback.satisfaction.answered],
+    ["satisfaction_average", a.feedback.satisfaction.average],
     ["first_response_median_seconds", a.firstResponseTime.medianSeconds],
     ["first_response_p90_seconds", a.firstResponseTime.p90Seconds],
     ["resolution_median_seconds", a.resolutionTime.medianSeconds],
@@ -51,6 +58,25 @@ export function analyticsCsv(a: Figures): string {
     [],
     ["escalation reason", "escalations"],
     ...a.escalations.byReason.map((r) => [r.key, r.count]),
+    [],
+    [
+      "channel",
+      "thumbs up",
+      "thumbs down",
+      "thumbs up rate",
+      "satisfaction asked",
+      "satisfaction answered",
+      "satisfaction average",
+    ],
+    ...a.feedback.byChannel.map((c) => [
+      c.channel,
+      c.up,
+      c.down,
+      c.rate,
+      c.satisfaction.asked,
+      c.satisfaction.answered,
+      c.satisfaction.average,
+    ]),
     [],
     ["unanswered question", "times asked", "last asked"],
     ...a.unansweredQuestions.map((q) => [q.question, q.count, q.lastAskedAt]),
@@ -140,6 +166,21 @@ export default function AnalyticsPage() {
             <Card label="conversations" value={a.conversations.total.toLocaleString()} />
             <Card label="resolved by the AI" value={percent(a.aiResolutionRate)} detail={`${a.aiResolved} conversations`} />
             <Card label="escalated" value={percent(a.escalationRate)} detail={`${a.escalated} conversations`} />
+            <Card
+              label="hand-offs asked out of hours"
+              value={a.escalations.outOfHours.toLocaleString()}
+              detail={`of ${a.escalations.total} escalations`}
+            />
+            <Card
+              label="thumbs up on AI replies"
+              value={percent(a.feedback.rate)}
+              detail={`${a.feedback.up} up, ${a.feedback.down} down`}
+            />
+            <Card
+              label="satisfaction (1 to 5)"
+              value={a.feedback.satisfaction.average === null ? "—" : a.feedback.satisfaction.average.toFixed(1)}
+              detail={`${a.feedback.satisfaction.answered} of ${a.feedback.satisfaction.asked} answered`}
+            />
             <Card
               label="first response (median)"
               value={duration(a.firstResponseTime.medianSeconds)}

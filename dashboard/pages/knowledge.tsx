@@ -1,9 +1,10 @@
 import { createColumnHelper } from "@tanstack/react-table";
-import { type FormEvent, useEffect, useRef, useState } from "react";
+import { type FormEvent, useEffect, useMemo, useRef, useState } from "react";
 import {
   AddSourceDocument,
   DeleteSourceDocument,
   KnowledgePageDocument,
+  KnowledgeSourceChangedDocument,
   ResyncSourceDocument,
   SearchKnowledgeDocument,
   type SearchKnowledgeQuery,
@@ -12,6 +13,7 @@ import {
   UploadPdfDocument,
 } from "../generated";
 import { gql, gqlUpload } from "../lib/api";
+import { useSubscription } from "../lib/live";
 import { useAction, useQuery } from "../lib/query";
 import { Link } from "../lib/router";
 import { useCan } from "../lib/session";
@@ -22,8 +24,6 @@ import { DataTable } from "../ui/table";
 const column = createColumnHelper<SourceRowFragment>();
 const busy = new Set(["pending", "crawling", "indexing"]);
 const statusTone: Record<string, string> = { ready: "ok", failed: "danger", pending: "info", crawling: "warn", indexing: "warn" };
-// While a source is being read, its row is read again this often (the source's status and crawl progress).
-const progressPollMs = 2_000;
 
 function StatusCell({ source }: { source: SourceRowFragment }) {
   const progress = source.progress;
@@ -269,47 +269,49 @@ export default function KnowledgePage() {
   const page = useQuery(KnowledgePageDocument, {});
   const [prefill, setPrefill] = useState<{ title: string; content: string; key: number } | null>(null);
   const sources = page.data?.knowledgeSources ?? [];
-  const working = sources.some((s) => busy.has(s.status));
+  // Crawls and indexing run in the workers: each change of a source's status or progress comes live, and the page
+  // reads the sources and their summary again.
   const { reload } = page;
-  useEffect(() => {
-    if (!working) return;
-    const timer = window.setInterval(() => void reload(), progressPollMs);
-    return () => window.clearInterval(timer);
-  }, [working, reload]);
+  useSubscription(KnowledgeSourceChangedDocument, {}, () => void reload());
   const summary = page.data?.knowledgeSummary;
-  const columns = [
-    column.accessor("title", {
-      header: "Source",
-      cell: (info) => {
-        const s = info.row.original;
-        return (
-          <>
-            {s.sourceUrl ? (
-              <a href={s.sourceUrl} target="_blank" rel="noreferrer noopener">
-                {s.title}
-              </a>
-            ) : (
-              s.title
-            )}
-            <span className="muted small"> · {s.type}</span>
-          </>
-        );
-      },
-    }),
-    column.accessor("status", { header: "Status", cell: (info) => <StatusCell source={info.row.original} /> }),
-    column.accessor("pages", { header: "Pages" }),
-    column.accessor("chunks", { header: "Chunks" }),
-    column.accessor("lastSyncedAt", { header: "Last synced", cell: (info) => formatDateTime(info.getValue()) }),
-    ...(mayConfigure
-      ? [
-          column.display({
-            id: "actions",
-            header: "Actions",
-            cell: (info) => <RowActions source={info.row.original} onChanged={() => void reload()} />,
-          }),
-        ]
-      : []),
-  ];
+  // The same cells from one render to the next: a live update re-renders the table, and new cell functions would be
+  // new components, forgetting a row's state (a delete waiting for its confirmation).
+  const columns = useMemo(
+    () => [
+      column.accessor("title", {
+        header: "Source",
+        cell: (info) => {
+          const s = info.row.original;
+          return (
+            <>
+              {s.sourceUrl ? (
+                <a href={s.sourceUrl} target="_blank" rel="noreferrer noopener">
+                  {s.title}
+                </a>
+              ) : (
+                s.title
+              )}
+              <span className="muted small"> · {s.type}</span>
+            </>
+          );
+        },
+      }),
+      column.accessor("status", { header: "Status", cell: (info) => <StatusCell source={info.row.original} /> }),
+      column.accessor("pages", { header: "Pages" }),
+      column.accessor("chunks", { header: "Chunks" }),
+      column.accessor("lastSyncedAt", { header: "Last synced", cell: (info) => formatDateTime(info.getValue()) }),
+      ...(mayConfigure
+        ? [
+            column.display({
+              id: "actions",
+              header: "Actions",
+              cell: (info) => <RowActions source={info.row.original} onChanged={() => void reload()} />,
+            }),
+          ]
+        : []),
+    ],
+    [mayConfigure, reload],
+  );
   return (
     <section aria-labelledby="knowledge-heading">
       <h1 id="knowledge-heading">Knowledge</h1>

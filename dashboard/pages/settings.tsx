@@ -19,6 +19,9 @@ import { Badge, ErrorNotice, Status } from "../ui/feedback";
 import { formatDateTime } from "../ui/format";
 import { Select } from "../ui/inputs";
 import { DataTable } from "../ui/table";
+import { AiDisclosure } from "./settings/disclosure";
+import { BusinessHours } from "./settings/hours";
+import { IdentityProvider, RequireTwoFactor } from "./settings/sign-in";
 
 type Tenant = SettingsPageQuery["tenant"];
 type Channel = SettingsPageQuery["channels"][number];
@@ -28,6 +31,7 @@ interface TenantSettings {
   persona?: string;
   piiRedaction?: boolean;
   lowConfidenceEscalateAfter?: number;
+  requireMfa?: boolean;
 }
 
 function Profile({ tenant, onSaved }: { tenant: Tenant; onSaved: () => void }) {
@@ -339,9 +343,22 @@ function Widget({ channel, onSaved }: { channel: Channel | null; onSaved: () => 
   );
 }
 
+/** How the bank's team signs in: two-factor for everyone, the bank's own identity provider. */
+function SignIn({ tenant, onSaved }: { tenant: Tenant; onSaved: () => void }) {
+  return (
+    <section className="panel stack" aria-labelledby="sign-in-heading">
+      <h2 id="sign-in-heading">Sign-in</h2>
+      <RequireTwoFactor required={(tenant.settings as TenantSettings).requireMfa === true} onSaved={onSaved} />
+      <IdentityProvider tenantId={tenant.id} />
+    </section>
+  );
+}
+
 export default function SettingsPage() {
   const page = useQuery(SettingsPageDocument, {});
   const mayManageKeys = useCan("manageKeys");
+  const mayConfigure = useCan("configure");
+  const reload = () => void page.reload();
   const widget = page.data?.channels.find((c) => c.type === "widget") ?? null;
   return (
     <section aria-labelledby="settings-heading">
@@ -349,9 +366,17 @@ export default function SettingsPage() {
       <ErrorNotice error={page.error} />
       {page.data && (
         <>
-          <Profile key={page.data.tenant.name} tenant={page.data.tenant} onSaved={() => void page.reload()} />
+          <Profile key={page.data.tenant.name} tenant={page.data.tenant} onSaved={reload} />
+          <AiDisclosure
+            settings={page.data.tenant.settings as object}
+            inForce={page.data.tenant.aiDisclosure}
+            disabled={!mayConfigure}
+            onSaved={reload}
+          />
+          <BusinessHours hours={page.data.tenant.businessHours} disabled={!mayConfigure} onSaved={reload} />
+          {mayConfigure && <SignIn tenant={page.data.tenant} onSaved={reload} />}
           {mayManageKeys && <ApiKeys />}
-          <Widget key={widget?.id ?? "none"} channel={widget} onSaved={() => void page.reload()} />
+          <Widget key={widget?.id ?? "none"} channel={widget} onSaved={reload} />
         </>
       )}
     </section>

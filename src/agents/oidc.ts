@@ -15,6 +15,7 @@ export const jitRoles = ["admin", "agent", "viewer"] as const satisfies readonly
 
 /** The path of the callback every tenant's provider redirects to; register `{PUBLIC_BASE_URL}` + this. */
 export const oidcCallbackPath = "/auth/oidc/callback";
+export const oidcStartPath = (tenantId: string) => `/auth/oidc/${encodeURIComponent(tenantId)}/start`;
 // Time to sign in at the provider (a password, its own second factor) before the flow is abandoned.
 const flowLifetimeMs = 10 * 60_000;
 // A provider's discovery document and keys are read again after this, or at once when the configuration changes.

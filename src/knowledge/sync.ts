@@ -31,8 +31,14 @@ interface CrawlSettings {
   crawlMaxDepth?: number;
 }
 
+/** Tells the tenant's dashboards, on every instance, that a source's status or progress changed. */
+function announceSource(services: Services, scope: IndexScope): void {
+  services.realtime.pubsub.publish("knowledge:source", scope.tenantId, { sourceId: scope.sourceId });
+}
+
 async function setStatus(services: Services, scope: IndexScope, data: Prisma.KnowledgeSourceUpdateInput): Promise<void> {
   await services.db.prisma.knowledgeSource.updateMany({ where: { id: scope.sourceId, tenantId: scope.tenantId }, data });
+  announceSource(services, scope);
 }
 
 /** A source's final status after indexing (ready or failed), with its event for the tenant's endpoints in one transaction. */
@@ -47,6 +53,7 @@ export async function finishSource(
     { tenantId: scope.tenantId, type, data: ([row]) => (row ? sourceData(row) : null) },
     (tx) => tx.knowledgeSource.updateManyAndReturn({ where: { id: scope.sourceId, tenantId: scope.tenantId }, data }),
   );
+  announceSource(services, scope);
   return source;
 }
 

@@ -22,6 +22,8 @@ export type Topics = {
   "tenant:changed": [payload: { tenantId: string }];
   /** A message was stored in one of the tenant's conversations (customer, AI, agent or private note): the dashboard. */
   "conversation:activity": [tenantId: string, payload: ConversationActivity];
+  /** A knowledge source's status or crawl progress changed (src/knowledge/sync.ts), by tenant: the dashboard. */
+  "knowledge:source": [tenantId: string, payload: { sourceId: string }];
   [topic: string]: [payload: unknown] | [id: string, payload: unknown];
 };
 

@@ -10,6 +10,7 @@ import {
   OidcConfigDocument,
   SaveOidcConfigDocument,
   SessionsDocument,
+  SignInProviderDocument,
   VerifyMfaLoginDocument,
 } from "../generated.js";
 import { addAgent } from "../helpers/agents.js";
@@ -123,6 +124,22 @@ describe("the tenant's provider configuration", () => {
     expect((await start()).status).toBe(302);
     expect((await app.graphql(DeleteOidcConfigDocument, {}, other.apiKey)).data?.deleteOidcConfig).toBe(true);
     expect((await start()).status).toBe(404);
+  });
+
+  it("tells the sign-in page, without a credential, the provider to offer, and nothing for a tenant without one", async () => {
+    const offered = await app.graphql(SignInProviderDocument, { tenantId: bank.tenantId }, null);
+    expect(offered.data?.signInProvider).toEqual({
+      name: new URL(provider.issuer).host,
+      signInPath: `/auth/oidc/${bank.tenantId}/start`,
+    });
+    const other = await app.tenant("Plain Password Bank");
+    for (const tenantId of [other.tenantId, "ten_nobody", "x".repeat(100)]) {
+      const none = await app.graphql(SignInProviderDocument, { tenantId }, null);
+      expect(none.errors).toBeUndefined();
+      expect(none.data?.signInProvider).toBeNull();
+    }
+    const tooLong = await app.graphql(SignInProviderDocument, { tenantId: "x".repeat(101) }, null);
+    expect(codeOf(tooLong)).toBe("VALIDATION");
   });
 });
 

@@ -2,6 +2,7 @@ import { benchAnalytics } from "./analytics.js";
 import { benchAnswers } from "./answers.js";
 import { benchChannels } from "./channels.js";
 import { benchChat } from "./chat.js";
+import { benchDashboard } from "./dashboard.js";
 import { benchEvents } from "./events.js";
 import { benchExport } from "./export.js";
 import { benchIntents } from "./intents.js";
@@ -23,6 +24,7 @@ const suites: Record<string, () => Promise<unknown>> = {
   events: benchEvents,
   export: benchExport,
   retention: benchRetention,
+  dashboard: benchDashboard,
 };
 
 const requested = process.argv.slice(2);

@@ -10,13 +10,13 @@ import {
   skipReason,
   startDashboardTest,
 } from "../helpers/dashboard.js";
-import { seedConversation, seedHistory } from "../helpers/seed.js";
+import { seedConversation, seedFeedback, seedHistory } from "../helpers/seed.js";
 
 // The team's overview pages, visited in sequence by one service and one browser:
 // - Escalations: reason, priority, waiting time, team and assignee; an agent takes and resolves, an admin assigns,
 //   a new escalation appears live, a viewer only reads.
-// - Analytics: a month of a busy tenant's conversations as cards and charts, narrowed to a channel, and the CSV of
-//   what is shown.
+// - Analytics: a month of a busy tenant's conversations as cards and charts (customers' feedback and hand-offs asked
+//   out of hours included), narrowed to a channel, and the CSV of what is shown.
 
 let t: DashboardTest;
 let agent: DashboardUser;
@@ -39,7 +39,36 @@ beforeAll(async () => {
   viewer = await t.user("viewer", "Vic Viewer");
   for (let i = 0; i < 30; i++) await escalate(`Waiting Customer ${i}`, i % 7 === 0 ? "urgent" : undefined);
   await seedHistory(t.app.services, t.tenant.tenantId, { conversations: 2_400 });
+  await seedFeedback(t.app.services, t.tenant.tenantId);
+  // Four of the hand-offs were asked for while the team was away.
+  await t.app.services.db.prisma.escalation.updateMany({
+    where: {
+      tenantId: t.tenant.tenantId,
+      conversation: { customerName: { in: [0, 1, 2, 3].map((i) => `Waiting Customer ${i}`) } },
+    },
+    data: { outOfHours: true },
+  });
 }, 120_000);
+
+/** The analytics page's default window: the last 30 days, to the end of today (UTC). */
+function pageWindow() {
+  const today = new Date(`${new Date().toISOString().slice(0, 10)}T00:00:00Z`);
+  return { gte: new Date(today.getTime() - 29 * 86_400_000), lt: new Date(today.getTime() + 86_400_000) };
+}
+
+/** Feedback figures of the window, counted from the rows themselves. */
+async function feedbackIn(channel: string) {
+  const prisma = t.app.services.db.prisma;
+  const where = { tenantId: t.tenant.tenantId, channel };
+  const up = await prisma.messageFeedback.count({ where: { ...where, rating: "up", createdAt: pageWindow() } });
+  const down = await prisma.messageFeedback.count({ where: { ...where, rating: "down", createdAt: pageWindow() } });
+  const surveys = await prisma.satisfactionSurvey.aggregate({
+    where: { ...where, askedAt: pageWindow() },
+    _count: { _all: true, score: true },
+    _avg: { score: true },
+  });
+  return { up, down, asked: surveys._count._all, answered: surveys._count.score, average: surveys._avg.score };
+}
 afterAll(() => t?.close());
 
 describe.runIf(hasChromium)(`the escalations queue${skipReason}`, () => {
@@ -100,12 +129,21 @@ describe.runIf(hasChromium)(`the analytics page${skipReason}`, () => {
     expect(await page.getByRole("img", { name: "Conversations per day by channel" }).isVisible()).toBe(true);
     expect(await page.getByText("resolved by the AI").isVisible()).toBe(true);
     expect(await page.getByRole("figure").filter({ hasText: "Top intents" }).getByText("opening_hours").isVisible()).toBe(true);
+    const card = (label: string) => page.locator(".card", { hasText: label });
+    expect(await card("hand-offs asked out of hours").textContent()).toMatch(/^4 hand-offs asked out of hours/);
     await expectAccessible(page, "analytics");
     await screenshot(page, "analytics");
 
     await page.getByLabel("Channel", { exact: true }).selectOption("sms");
     await expect.poll(() => conversations.textContent()).toMatch(/^\d{3} conversations/);
     const shown = Number((await conversations.textContent())!.match(/^(\d+)/)![1]);
+    const sms = await feedbackIn("sms");
+    expect(sms.up).toBeGreaterThan(0);
+    expect(sms.answered).toBeGreaterThan(0);
+    await expect.poll(() => card("thumbs up on AI replies").textContent()).toContain(`${sms.up} up, ${sms.down} down`);
+    expect(await card("satisfaction (1 to 5)").textContent()).toBe(
+      `${sms.average!.toFixed(1)} satisfaction (1 to 5) · ${sms.answered} of ${sms.asked} answered`,
+    );
     const [download] = await Promise.all([
       page.waitForEvent("download"),
       page.getByRole("button", { name: "Download CSV" }).click(),
@@ -118,6 +156,11 @@ describe.runIf(hasChromium)(`the analytics page${skipReason}`, () => {
     expect(csv[header]).toBe("day,conversations,sms,escalations");
     const days = csv.slice(header + 1, csv.indexOf("", header));
     expect(days.reduce((total, line) => total + Number(line.split(",")[1]), 0)).toBe(shown);
+    expect(csv).toContain(`thumbs_up,${sms.up}`);
+    expect(csv).toContain(`thumbs_down,${sms.down}`);
+    expect(csv).toContain(`satisfaction_answered,${sms.answered}`);
+    const byChannel = csv.findIndex((line) => line.startsWith("channel,thumbs up,"));
+    expect(csv[byChannel + 1]).toMatch(new RegExp(`^sms,${sms.up},${sms.down},`));
     await page.close();
   });
 });

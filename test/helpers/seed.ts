@@ -114,3 +114,28 @@ export async function seedSourceList(services: Services, tenantId: string, count
     [tenantId, tag, count],
   );
 }
+
+/**
+ * Customers' feedback on a seeded history, in two statements: a thumb on every third AI reply (one in four of them
+ * down), and the satisfaction question at every resolved conversation, answered (1 to 5) at two in three.
+ */
+export async function seedFeedback(services: Services, tenantId: string): Promise<void> {
+  const sql = services.db.sql;
+  await sql.query(
+    `INSERT INTO message_feedback (id, tenant_id, message_id, conversation_id, channel, rating, source, created_at, updated_at)
+     SELECT 'fb_' || m.id, m.tenant_id, m.id, m.conversation_id, c.channel,
+            CASE WHEN n % 4 = 0 THEN 'down' ELSE 'up' END, 'widget', m.created_at, m.created_at
+       FROM (SELECT m.*, row_number() OVER (ORDER BY m.id) AS n FROM messages m
+              WHERE m.tenant_id = $1 AND m.role = 'assistant') m
+       JOIN conversations c ON c.id = m.conversation_id
+      WHERE n % 3 = 0`,
+    [tenantId],
+  );
+  await sql.query(
+    `INSERT INTO satisfaction_surveys (id, tenant_id, conversation_id, channel, score, asked_at, expires_at, answered_at)
+     SELECT 'sat_' || c.id, c.tenant_id, c.id, c.channel, CASE WHEN n % 3 <> 0 THEN 1 + n % 5 END, c.updated_at,
+            c.updated_at + interval '1 day', CASE WHEN n % 3 <> 0 THEN c.updated_at + interval '1 minute' END
+       FROM (SELECT *, row_number() OVER (ORDER BY id) AS n FROM conversations WHERE tenant_id = $1 AND status = 'resolved') c`,
+    [tenantId],
+  );
+}

@@ -5,7 +5,12 @@ import { runResyncCheck, scheduleQueue } from "../../src/knowledge/schedule.js";
 import { syncQueue } from "../../src/knowledge/sync.js";
 import { bankPage, defaultBankPages, startBankSite } from "../fakes/bank-site.js";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.js";
-import { KnowledgeSourceDetailDocument, UpdateCrawlSettingsDocument } from "../generated.js";
+import {
+  KnowledgeSourceChangedForTestDocument,
+  KnowledgeSourceDetailDocument,
+  UpdateCrawlSettingsDocument,
+} from "../generated.js";
+import { openFeed } from "../helpers/agents.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { pdfForm, pdfWithPages, waitForSource } from "./knowledge-api.js";
 
@@ -165,6 +170,30 @@ describe("statuses and progress on the way", () => {
     release();
     const ready = await waitForSource(app, added.id, bank.apiKey);
     expect(ready).toMatchObject({ status: "ready", pages: 3, progress: { done: 4, discovered: 4, max_pages: 200 } });
+  });
+
+  it("announces each status and crawl progress live to the tenant's subscribers, and nothing to another tenant", async () => {
+    const site = await siteWith();
+    const bank = await crawlingTenant("Live Bank");
+    const other = await crawlingTenant("Other Live Bank");
+    const subscribe = (tenant: Tenant) =>
+      openFeed(
+        app,
+        tenant.apiKey,
+        { document: KnowledgeSourceChangedForTestDocument, topic: `knowledge:source:${tenant.tenantId}` },
+        (data) => data.knowledgeSourceChanged,
+      );
+    const feed = await subscribe(bank);
+    const elsewhere = await subscribe(other);
+    const release = site.hold("/cards");
+    const added = await addSource(bank, { type: "url", source_url: `${site.url}/` });
+    await feed.next((source) => source?.id === added.id && source?.status === "crawling" && source?.progress?.done === 2);
+    release();
+    const ready = await feed.next((source) => source?.id === added.id && source?.status === "ready");
+    expect(ready).toMatchObject({ pages: 3, progress: { done: 4, discovered: 4 } });
+    expect(elsewhere.events).toEqual([]);
+    feed.dispose();
+    elsewhere.dispose();
   });
 
   it("shows a PDF indexing while its text is embedded", async () => {

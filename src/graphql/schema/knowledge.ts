@@ -52,6 +52,20 @@ builder.queryField("knowledgeSources", (t) =>
   }),
 );
 
+builder.subscriptionField("knowledgeSourceChanged", (t) =>
+  t.prismaField({
+    type: "KnowledgeSource",
+    nullable: true,
+    description:
+      "The tenant's knowledge sources as their status and crawl progress change (crawling, indexing, ready, failed), " +
+      "live across instances; null for a source removed since",
+    authScopes: { permission: "read" },
+    subscribe: (_root, _args, ctx) => ctx.services.realtime.pubsub.subscribe("knowledge:source", ctx.tenantId),
+    resolve: (query, event: { sourceId: string }, _args, ctx) =>
+      ctx.db.knowledgeSource.findUnique({ ...query, where: { id: event.sourceId } }),
+  }),
+);
+
 builder.queryField("knowledgeSource", (t) =>
   t.prismaField({
     type: "KnowledgeSource",

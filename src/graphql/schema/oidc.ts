@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkOidcIssuer, jitRoles, oidcRedirectUri } from "../../agents/oidc.js";
+import { checkOidcIssuer, jitRoles, oidcRedirectUri, oidcSettingsOf, oidcStartPath } from "../../agents/oidc.js";
 import { maskSecret } from "../../channels/config.js";
 import { publicBaseUrl } from "../../config.js";
 import { AppError } from "../../errors.js";
@@ -32,11 +32,37 @@ export const OidcConfig = builder.prismaObject("OidcConfig", {
     }),
     signInUrl: t.string({
       description: "Where the dashboard's 'Sign in with …' button sends the browser (?return_to=/path to come back elsewhere)",
-      resolve: (row, _args, ctx) => `${publicBaseUrl(ctx.services.config)}/auth/oidc/${row.tenantId}/start`,
+      resolve: (row, _args, ctx) => `${publicBaseUrl(ctx.services.config)}${oidcStartPath(row.tenantId)}`,
     }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
   }),
 });
+
+const SignInProvider = builder.objectRef<{ name: string; signInPath: string }>("SignInProvider").implement({
+  description: "How the sign-in page offers the tenant's OpenID Connect provider",
+  fields: (t) => ({
+    name: t.exposeString("name", { description: "The provider's host name, for the button: Sign in with <name>" }),
+    signInPath: t.exposeString("signInPath", {
+      description: "Path of this service that starts the sign-in (?return_to=/dashboard/… to come back there)",
+    }),
+  }),
+});
+
+builder.queryField("signInProvider", (t) =>
+  t.field({
+    type: SignInProvider,
+    nullable: true,
+    description:
+      "The tenant's enabled OpenID Connect provider for its sign-in page, asked before signing in (no credential): " +
+      "null when it has none. Tells no more than its start path does",
+    args: { tenantId: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const tenantId = parseInput(z.object({ tenantId: z.string().max(100) }), args).tenantId;
+      const settings = await oidcSettingsOf(ctx.services, tenantId);
+      return settings && { name: new URL(settings.issuer).host, signInPath: oidcStartPath(tenantId) };
+    },
+  }),
+);
 
 builder.queryField("oidcConfig", (t) =>
   t.prismaField({

@@ -1,0 +1,26 @@
+import { existsSync } from "node:fs";
+import { type BrowserContext, chromium } from "playwright-core";
+
+// Debian's Chromium driven by playwright-core, for the dashboard's browser tests and its benchmark.
+export const chromiumPath = "/usr/bin/chromium";
+export const hasChromium = existsSync(chromiumPath);
+
+/** A headless browser with its own profile directory, quiet (no background traffic), with `extraArgs` added. */
+export function launchChromium(profile: string, extraArgs: string[] = []): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(profile, {
+    executablePath: chromiumPath,
+    headless: true,
+    viewport: { width: 1280, height: 860 },
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-component-update",
+      "--disable-sync",
+      ...extraArgs,
+    ],
+  });
+}
