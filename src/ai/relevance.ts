@@ -246,12 +246,13 @@ export function decisionInput(
 ): Record<(typeof decisionInputs)[number], number> {
   const top = ranked.logits[best]!;
   // The lead is over the next passage, or over a passage that shares nothing with the question (the bias) when there
-  // is no next one or it is worse: alone in a small knowledge base, a passage leads only by what it matches.
+  // is no next one or it is worse: alone in a small knowledge base, a passage leads only by what it matches. It is
+  // measured in probability, not log-odds, so that a weak best passage cannot lead by much among weaker ones.
   const second = Math.max(model.passage.bias, ...ranked.logits.filter((_, i) => i !== best));
   const f = ranked.features[best]!;
   return {
     top,
-    lead: top - second,
+    lead: sigmoid(top) - sigmoid(second),
     meaning: f.meaning,
     meaningEntry: f.meaningEntry,
     coverage: f.coverage,
