@@ -16,6 +16,7 @@ export interface Passage {
 /** A passage with how close its meaning is to the question's (src/ai/semantic.ts). */
 interface Read extends Passage {
   meaning: number;
+  meaningEntry: number;
 }
 
 /**
@@ -56,6 +57,8 @@ export interface RelevanceFeatures {
   similarity: number;
   /** Cosine of the sentence encodings of the question and the FAQ question (0 for ordinary text). */
   meaning: number;
+  /** The same against the FAQ question with its answer: an answer's words say what it is about too. */
+  meaningEntry: number;
   /** How specific the most specific word of the question that the passage lacks is (0: it lacks none). */
   missing: number;
 }
@@ -67,6 +70,7 @@ export const featureNames = [
   "intentMatch",
   "similarity",
   "meaning",
+  "meaningEntry",
   "missing",
 ] as const satisfies ReadonlyArray<keyof RelevanceFeatures>;
 
@@ -81,9 +85,9 @@ export interface RelevanceModel {
   decision: { bias: number; weights: Record<(typeof decisionInputs)[number], number>; threshold: number };
 }
 
-export const decisionInputs = ["top", "lead", "meaning", "coverage", "questionPrecision"] as const;
+export const decisionInputs = ["top", "lead", "meaning", "meaningEntry", "coverage", "questionPrecision"] as const;
 
-// Fitted by `npm run calibrate:answers` on the development set (test/fixtures/answers); see the file's `calibration`.
+// Fitted by `npm run calibrate:answers` on the development banks (test/fixtures/answers*); see the file's `calibration`.
 export const relevanceModel: RelevanceModel = weights;
 
 // An associated word counts for less than the word itself, and weak associations not at all.
@@ -168,10 +172,12 @@ function weightedShare(terms: string[], weight: (t: string) => number, strength:
 export async function relevanceFeatures(query: string, passages: Passage[]): Promise<RelevanceFeatures[]> {
   // Only FAQ questions are encoded: short, and one per entry for good, where every long passage of a manual would
   // cost the encoder milliseconds on each new question (USE reads sentences, not pages).
-  const [asked, ...meanings] = await encodeMeaning([query, ...passages.map((p) => p.question ?? "")]);
+  const entries = passages.map((p) => (p.question ? `${p.question} ${p.body}` : ""));
+  const [asked, ...meanings] = await encodeMeaning([query, ...passages.map((p) => p.question ?? ""), ...entries]);
+  const closeness = (i: number) => Math.max(0, meaningSimilarity(asked ?? null, meanings[i] ?? null));
   return lexicalFeatures(
     query,
-    passages.map((p, i) => ({ ...p, meaning: Math.max(0, meaningSimilarity(asked ?? null, meanings[i] ?? null)) })),
+    passages.map((p, i) => ({ ...p, meaning: closeness(i), meaningEntry: closeness(passages.length + i) })),
     bankingLexicon(),
   );
 }
@@ -206,6 +212,7 @@ function lexicalFeatures(query: string, passages: Read[], lexicon: Lexicon): Rel
       intentMatch: Math.max(0, cosine(queryProfile, lexicon.profile(question.size ? question : body))),
       similarity: Math.max(0, Math.min(1, passage.similarity)),
       meaning: passage.meaning,
+      meaningEntry: passage.meaningEntry,
       missing: queryTerms.length ? missing : 1,
     };
   });
@@ -232,18 +239,30 @@ export async function rankPassages(query: string, passages: Passage[]): Promise<
 }
 
 /** What the decision model reads of passage `best` among the ranked ones. */
-export function decisionInput(ranked: Ranked, best: number): Record<(typeof decisionInputs)[number], number> {
+export function decisionInput(
+  ranked: Ranked,
+  best: number,
+  model: RelevanceModel = relevanceModel,
+): Record<(typeof decisionInputs)[number], number> {
   const top = ranked.logits[best]!;
-  const others = ranked.logits.filter((_, i) => i !== best);
-  // Alone, a passage leads by as much as a clear winner does.
-  const second = others.length ? Math.max(...others) : top - 10;
+  // The lead is over the next passage, or over a passage that shares nothing with the question (the bias) when there
+  // is no next one or it is worse: alone in a small knowledge base, a passage leads only by what it matches. It is
+  // measured in probability, not log-odds, so that a weak best passage cannot lead by much among weaker ones.
+  const second = Math.max(model.passage.bias, ...ranked.logits.filter((_, i) => i !== best));
   const f = ranked.features[best]!;
-  return { top, lead: top - second, meaning: f.meaning, coverage: f.coverage, questionPrecision: f.questionPrecision };
+  return {
+    top,
+    lead: sigmoid(top) - sigmoid(second),
+    meaning: f.meaning,
+    meaningEntry: f.meaningEntry,
+    coverage: f.coverage,
+    questionPrecision: f.questionPrecision,
+  };
 }
 
 /** The probability that passage `best` is the answer to the question. */
 export function answerProbability(ranked: Ranked, best: number, model: RelevanceModel = relevanceModel): number {
-  const input = decisionInput(ranked, best);
+  const input = decisionInput(ranked, best, model);
   let z = model.decision.bias;
   for (const name of decisionInputs) z += model.decision.weights[name] * input[name];
   return sigmoid(z);

@@ -115,9 +115,12 @@ function questionAnswerUnits(given: string[]): FaqSplit | null {
   return units.length ? { units, rest: rest.map((p) => p.trim()).filter(Boolean) } : null;
 }
 
-/** `Term: definition` lines (at least a few of them), each a unit of its own. */
+/**
+ * `Term: definition` lines (at least a few of them: one such line may be prose), each a unit of its own, and definition
+ * lists (`Term` then `: definition`), whose shape says what they are even when a section holds only one or two.
+ */
 function glossaryUnits(lines: string[]): FaqSplit | null {
-  const units: FaqUnit[] = [];
+  const found: Array<{ unit: FaqUnit; listed: boolean; line: string }> = [];
   const rest: string[] = [];
   for (const [i, line] of lines.entries()) {
     if (!line) continue;
@@ -125,18 +128,24 @@ function glossaryUnits(lines: string[]): FaqSplit | null {
     if (definition) continue;
     const next = definitionLine.exec(lines[i + 1] ?? "")?.[1];
     if (next && words(line) <= maxTermWords) {
-      units.push({ question: line, answer: `${line}: ${next}` });
+      found.push({ unit: { question: line, answer: `${line}: ${next}` }, listed: true, line });
       continue;
     }
     const match = glossaryLine.exec(line.replace(bulletPrefix, ""));
     const term = match?.[1]?.replace(/^(?:\*\*|__)|(?:\*\*|__)$/g, "").trim();
     if (match && term && words(term) <= maxTermWords && !/^(?:https?|www)$/i.test(term)) {
-      units.push({ question: term, answer: line.replace(bulletPrefix, "").replace(/(?:\*\*|__)/g, "") });
+      found.push({
+        unit: { question: term, answer: line.replace(bulletPrefix, "").replace(/(?:\*\*|__)/g, "") },
+        listed: false,
+        line,
+      });
     } else {
       rest.push(line);
     }
   }
-  return units.length >= minGlossaryLines ? { units, rest } : null;
+  const kept = found.length >= minGlossaryLines ? found : found.filter((f) => f.listed);
+  if (!kept.length) return null;
+  return { units: kept.map((f) => f.unit), rest: [...rest, ...found.filter((f) => !kept.includes(f)).map((f) => f.line)] };
 }
 
 /** The FAQ units of a section's lines (blank lines kept as ""), or null when it is ordinary text. */

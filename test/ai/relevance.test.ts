@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { bankingLexicon, contentTerms } from "../../src/ai/lexicon.js";
-import { type Passage, passageOf, rankPassages, relevanceFeatures } from "../../src/ai/relevance.js";
+import {
+  answerProbability,
+  type Passage,
+  passageOf,
+  rankPassages,
+  relevanceFeatures,
+  relevanceModel,
+} from "../../src/ai/relevance.js";
 
 const faq = (question: string, body: string): Passage => ({ question, body, title: `Bank FAQ › ${question}`, similarity: 0.1 });
 
@@ -37,6 +44,21 @@ describe("relevance features", () => {
     ];
     const scores = (await rankPassages("whats the most cash I can take out of an atm in one day", passages)).logits;
     expect(scores.indexOf(Math.max(...scores))).toBe(2);
+  });
+
+  it("compares the question's meaning with the FAQ entry's answer too, not only its question", async () => {
+    const [features] = await relevanceFeatures("is there a fee to use the machines of other banks", [
+      faq("Cash withdrawal elsewhere", "Withdrawing cash at another bank's ATM costs 2 EUR each time."),
+    ]);
+    expect(features!.meaningEntry).toBeGreaterThan(features!.meaning);
+  });
+
+  it("does not take the only passage of a small knowledge base for an answer because nothing competes with it", async () => {
+    const alone = [faq("How do I reset my PIN?", "Open the app, choose Cards, then Reset PIN.")];
+    const offTopic = await rankPassages("Do you sell gold coins?", alone);
+    const onTopic = await rankPassages("i forgot the pin of my card, how do i reset it", alone);
+    expect(answerProbability(offTopic, 0)).toBeLessThan(relevanceModel.decision.threshold);
+    expect(answerProbability(onTopic, 0)).toBeGreaterThan(answerProbability(offTopic, 0));
   });
 
   it("reads an FAQ unit's question apart from its answer, and ordinary text as a body", () => {

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { passageOf } from "../../src/ai/relevance.js";
@@ -21,6 +21,13 @@ export interface AnswerSet {
 }
 
 export const answerSetsDir = fileURLToPath(new URL("../fixtures/", import.meta.url));
+
+/** The sets in test/fixtures (`answers`, `answers-*`), by name. */
+export function answerSetNames(): string[] {
+  return readdirSync(answerSetsDir)
+    .filter((name) => name.startsWith("answers") && existsSync(path.join(answerSetsDir, name, "questions.json")))
+    .sort();
+}
 
 /** A set's FAQ files (each a manual source, titled by its first `# ` line) and its questions. */
 export function readAnswerSet(name: string): AnswerSet {

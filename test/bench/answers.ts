@@ -1,11 +1,9 @@
-import { existsSync, readdirSync } from "node:fs";
-import path from "node:path";
 import { contentTerms } from "../../src/ai/lexicon.js";
 import type { TestApp } from "../helpers/app.js";
 import {
   type AnswerScores,
   type AnswerSet,
-  answerSetsDir,
+  answerSetNames,
   evaluateAnswerSet,
   ingestAnswerSet,
   isEntry,
@@ -86,9 +84,7 @@ async function measure(database: BenchDatabase, set: AnswerSet): Promise<string[
  * `test/fixtures/answers-*` set, banks no tuning looks at, beside BM25 over the same chunks.
  */
 export async function benchAnswers(): Promise<void> {
-  const sets = readdirSync(answerSetsDir)
-    .filter((name) => name.startsWith("answers") && existsSync(path.join(answerSetsDir, name, "questions.json")))
-    .sort();
+  const sets = answerSetNames();
   const { databases, unreachable } = await benchDatabases();
   console.log(
     "| set (answerable + unanswerable) | database | engine | hit@1 | hit@5 | right | declined | handed off | wrong per answered | unanswerable declined |",

@@ -69,6 +69,27 @@ describe("FAQ-shaped text is chunked as question–answer units", () => {
     expect(chunks[2]!.text).toBe("Monthly account fee\nMonthly account fee: Free under 26; otherwise 4 EUR per month.");
   });
 
+  it("makes each entry of a definition list a unit, even when a section holds only two", () => {
+    const chunks = units(
+      [
+        "## Limits",
+        "",
+        "Daily ATM withdrawal limit",
+        ": 1,000 EUR by default. You can change it in the app between 100 EUR and 2,500 EUR.",
+        "",
+        "Daily card payment limit",
+        ": 3,000 EUR by default, for shop and online card payments together.",
+      ].join("\n"),
+    );
+    expect(chunks.map((c) => c.heading)).toEqual(["Limits › Daily ATM withdrawal limit", "Limits › Daily card payment limit"]);
+    expect(chunks[0]!.text).toBe(
+      "Daily ATM withdrawal limit\nDaily ATM withdrawal limit: 1,000 EUR by default. You can change it in the app between 100 EUR and 2,500 EUR.",
+    );
+    // One `Term: definition` line alone is prose, not a glossary.
+    expect(units("Note: branches close early on 24 December.")).toHaveLength(1);
+    expect(units("Note: branches close early on 24 December.")[0]!.heading).toBeNull();
+  });
+
   it("leaves prose with a single rhetorical question, and a section under a question heading, as ordinary chunks", () => {
     const prose = "Why bank with us?\nWe have served families for a hundred years. Our advisers know your town.";
     expect(units(prose)).toEqual([{ heading: null, text: prose }]);
