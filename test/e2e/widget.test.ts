@@ -1,23 +1,18 @@
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../src/db/ids.js";
 import { deliverReply } from "../../src/pipeline/deliver.js";
 import type { Services } from "../../src/services.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
+import { hasChromium, launchChromium, skipReason } from "../helpers/chromium.js";
 import { testTempDir } from "../helpers/temp.js";
 
 // The widget in a real browser (Debian's Chromium driven by playwright-core): a bank's page on another origin
 // embeds it with the script tag, as a tenant would.
-
-const chromiumPath = "/usr/bin/chromium";
-const hasChromium = existsSync(chromiumPath);
-if (!hasChromium && process.env.CI)
-  throw new Error(`${chromiumPath} is missing: .ci/run installs it (apt-get install -y chromium)`);
-const skipReason = hasChromium ? "" : ` (skipped: ${chromiumPath} is missing; apt-get install -y chromium)`;
 
 const artifacts = path.resolve("test-results");
 
@@ -127,21 +122,7 @@ beforeAll(async () => {
   expect(channel.status).toBe(201);
   token = (await app.request("/api/widget/tokens", { key: tenant.apiKey, body: {} })).body.token;
   profile = testTempDir("parley-chromium");
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: chromiumPath,
-    headless: true,
-    viewport: { width: 1280, height: 800 },
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchChromium(profile, [], { width: 1280, height: 800 });
 });
 
 afterAll(async () => {
