@@ -1,4 +1,5 @@
 import type { Server } from "node:http";
+import { startAuditRecovery } from "./audit/intents.js";
 import { loadConfig, publicBaseUrl } from "./config.js";
 import { createApp } from "./http/app.js";
 import { jobHandlers, jobShares } from "./jobs/handlers.js";
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
     worker.start();
     await startResyncSchedule(services);
     await startRetentionSchedule(services);
+    await startAuditRecovery(services);
   }
 
   if (demo) {

@@ -37,11 +37,17 @@ export type AuditTx = Pick<Prisma.TransactionClient, "$queryRaw" | "$executeRaw"
 // Keys whose values are secrets wherever they appear: channel credentials, password hashes, signing secrets.
 const secretKey = /(secret|token|password|passwordhash|hash|api_?key)$/i;
 
+/** A value masked already (an audit intent's `before`): stored as it is, not fingerprinted twice. */
+export class MaskedValue {
+  constructor(readonly value: unknown) {}
+}
+
 /**
  * The value as it is stored in a record: plain JSON (dates as ISO text), every secret replaced by its keyed
  * fingerprint, so that a record shows that a secret changed, never what it is.
  */
 export function maskSecrets(value: unknown, fingerprint: (secret: string) => string): unknown {
+  if (value instanceof MaskedValue) return value.value ?? null;
   const plain = value === undefined ? null : JSON.parse(JSON.stringify(value));
   const walk = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(walk);
@@ -99,7 +105,13 @@ export async function appendAudit(
   return { id: fields.id, seq: fields.seq, hash };
 }
 
-/** Appends a record in a transaction of its own (a change already committed, a login). */
-export async function recordAudit(services: Pick<Services, "db" | "secrets">, entry: AuditEntry) {
-  return services.db.prisma.$transaction((tx) => appendAudit(tx, (s) => services.secrets.fingerprint(s), entry));
+/**
+ * Appends a record in a transaction of its own (a change already committed, a login), and removes the change's
+ * audit intent (src/audit/intents.ts) in the same transaction when it had one.
+ */
+export async function recordAudit(services: Pick<Services, "db" | "secrets">, entry: AuditEntry, intentId?: string) {
+  return services.db.prisma.$transaction(async (tx) => {
+    if (intentId) await tx.$executeRaw`DELETE FROM audit_intents WHERE id = ${intentId}`;
+    return appendAudit(tx, (s) => services.secrets.fingerprint(s), entry);
+  });
 }

@@ -41,6 +41,7 @@ export type IdPrefix =
   | "wev"
   | "whd"
   | "aud"
+  | "aui"
   | "tkt"
   | "rcv"
   | "fbk"

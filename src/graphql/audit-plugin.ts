@@ -9,6 +9,7 @@ import SchemaBuilder, {
   type TypeParam,
 } from "@pothos/core";
 import type { GraphQLFieldResolver } from "graphql";
+import { dropAuditIntent, openAuditIntent } from "../audit/intents.js";
 import { actorOf, recordAudit } from "../audit/record.js";
 import { type AuditTargetType, auditTargets } from "../audit/targets.js";
 import type { GraphQLContext } from "./context.js";
@@ -58,9 +59,9 @@ const optionOf = (config: PothosOutputFieldConfig<SchemaTypes>) =>
   (config.pothosOptions as { audit?: AuditOption<Record<string, unknown>, unknown> }).audit;
 
 /**
- * Records every audited mutation in one place: the target as it was before, the resolver, the target as it is
- * after, then the record, as the caller (key prefix or user, role, address). A mutation that fails records
- * nothing: it changed nothing. The option is copied to the field's extensions so that tests can list it.
+ * Records every audited mutation in one place: the target as it was before (kept as an intent until the record is
+ * written, src/audit/intents.ts), the resolver, the target as it is after, then the record, as the caller (key
+ * prefix or user, role, address). A mutation that fails records nothing: it changed nothing. The option is copied to the field's extensions so that tests can list it.
  */
 export class AuditPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override onOutputFieldConfig(fieldConfig: PothosOutputFieldConfig<Types>): PothosOutputFieldConfig<Types> {
@@ -85,18 +86,33 @@ export class AuditPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
       const argValues = args as Record<string, unknown>;
       const idBefore = await spec.id(argValues, ctx);
       const before = idBefore ? await snapshot(ctx, idBefore) : null;
-      const result = await resolver(parent, args, context, info);
-      const id = (await spec.id(argValues, ctx, result)) ?? idBefore ?? null;
-      await recordAudit(ctx.services, {
+      const entry = {
         tenantId: principal.tenantId,
         actor: actorOf(principal),
         ip: ctx.clientIp,
         action: spec.action,
-        target: { type: spec.target, id },
+        target: { type: spec.target, id: idBefore ?? null },
         before,
-        after: id ? await snapshot(ctx, id) : null,
-        details: spec.details?.(argValues, result) ?? null,
-      });
+      };
+      const intent = await openAuditIntent(ctx.services, entry);
+      let result: unknown;
+      try {
+        result = await resolver(parent, args, context, info);
+      } catch (error) {
+        await dropAuditIntent(ctx.services, intent);
+        throw error;
+      }
+      const id = (await spec.id(argValues, ctx, result)) ?? idBefore ?? null;
+      await recordAudit(
+        ctx.services,
+        {
+          ...entry,
+          target: { type: spec.target, id },
+          after: id ? await snapshot(ctx, id) : null,
+          details: spec.details?.(argValues, result) ?? null,
+        },
+        intent,
+      );
       return result;
     };
   }

@@ -1,3 +1,4 @@
+import { auditRecoveryQueue, runAuditRecovery } from "../audit/intents.js";
 import { inboundQueue, processInbound } from "../channels/inbound-job.js";
 import { evaluationQueue, runQueuedEvaluation } from "../evaluations/job.js";
 import { deliverEvent } from "../events/delivery.js";
@@ -25,4 +26,7 @@ export const jobHandlers: Record<string, JobHandler> = {
     await runRetentionSchedule(services);
   },
   [retentionQueue]: (job, services) => runQueuedRetention(services, job.tenantId),
+  [auditRecoveryQueue]: async (_job, services) => {
+    await runAuditRecovery(services);
+  },
 };
