@@ -24,7 +24,7 @@ function ErasureResult({ who, erasure }: { who: string; erasure: Erasure }) {
       <p className="notice ok" role="status">
         Erased the data of {who}.
       </p>
-      <ul className="cards plain" aria-label="Erased">
+      <ul className="cards" aria-label="Erased">
         {countLabels.map(([key, label]) => (
           <li key={key} className="card">
             <span className="value">{erasure.erased[key]}</span> {label}
