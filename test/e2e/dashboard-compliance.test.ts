@@ -12,7 +12,8 @@ import { seedConversation } from "../helpers/seed.js";
 
 // The Compliance page, visited in sequence by one service and one browser: an admin sets retention periods (the
 // API's minimum said in words), asks for a run, holds a conversation, erases its customer (the held conversation is
-// kept and listed) and releases the hold; agents and viewers do not see the page.
+// kept and listed) and releases the hold; holds a phone number; sees the API's refusals in words; agents and viewers
+// do not see the page.
 
 let t: DashboardTest;
 let admin: DashboardUser;
@@ -131,7 +132,7 @@ describe.runIf(hasChromium)(`the compliance page${skipReason}`, () => {
     await page.close();
   });
 
-  it("says in words a hold on a conversation the tenant does not have", async () => {
+  it("holds a phone number on every channel, and says in words what the API refuses", async () => {
     const page = await t.signIn(admin, "compliance");
     const place = page.getByRole("form", { name: "Place a hold" });
     await place.getByLabel("Conversation id").fill("conv_nothere");
@@ -139,6 +140,22 @@ describe.runIf(hasChromium)(`the compliance page${skipReason}`, () => {
     await place.getByRole("button", { name: "Place hold" }).click();
     await expect.poll(() => place.getByRole("alert").textContent()).toBe("Conversation not found");
     expect(await t.app.services.db.prisma.legalHold.count({ where: { conversationId: "conv_nothere" } })).toBe(0);
+
+    await place.getByLabel("Who or what").selectOption({ label: "A phone number, on every channel" });
+    await place.getByLabel("Phone number").fill("+41791234567");
+    await place.getByRole("button", { name: "Place hold" }).click();
+    const row = page.getByRole("region", { name: "Legal holds" }).getByRole("row").filter({ hasText: "Phone +41791234567" });
+    await expect.poll(() => row.getByText("Litigation").isVisible()).toBe(true);
+    expect(await row.getByRole("cell", { name: "Phone +41791234567 (every channel)", exact: true }).isVisible()).toBe(true);
+
+    const erasure = page.getByRole("region", { name: "Erase a customer's data" });
+    await erasure.getByLabel("Who or what").selectOption({ label: "A phone number, on every channel" });
+    await erasure.getByLabel("Phone number").fill("not a number");
+    await erasure.getByRole("button", { name: "Erase…" }).click();
+    await erasure.getByRole("button", { name: "Yes, erase for good" }).click();
+    await expect.poll(() => erasure.getByRole("alert").textContent()).toMatch(/phone.*is not a phone number/);
+    // The form is back for a correction.
+    expect(await erasure.getByRole("button", { name: "Erase…" }).isVisible()).toBe(true);
     await page.close();
   });
 
