@@ -28,6 +28,12 @@ const pages: PageDef[] = [
   { path: "intents", title: "Intents", needs: "read", component: lazy(() => import("./pages/intents")) },
   { path: "agents", title: "Agents and teams", needs: "read", component: lazy(() => import("./pages/agents")) },
   { path: "settings", title: "Settings", needs: "read", component: lazy(() => import("./pages/settings")) },
+  {
+    path: "compliance",
+    title: "Compliance",
+    needs: "configure",
+    component: lazy(() => import("./pages/compliance")),
+  },
   { path: "account", title: "My account", needs: "read", component: lazy(() => import("./pages/account")) },
 ];
 const accountPage = pages.find((p) => p.path === "account")!;

@@ -43,6 +43,16 @@ export type ConversationStatus =
   | 'open'
   | 'resolved';
 
+/** A customer: their id on one channel (channel and customerId), or their phone number on every channel */
+export type CustomerIdentityInput = {
+  /** widget, chatapp, sms, … */
+  channel?: string | null | undefined;
+  /** The customer's id on that channel (a conversation's customerId) */
+  customerId?: string | null | undefined;
+  /** A phone number (E.164): matches conversations on every channel */
+  phone?: string | null | undefined;
+};
+
 export type EscalationPriority =
   | 'high'
   | 'low'
@@ -95,6 +105,19 @@ export type OpeningIntervalInput = {
   day: Weekday;
   /** HH:MM */
   open: string;
+};
+
+export type RetentionPeriodsInput = {
+  /** Audit records, oldest first; the trail then verifies from an anchor. At least 365 days; null or omitted: for ever */
+  auditRecords?: number | null | undefined;
+  /** Event notifications sent to the tenant's endpoints, with their delivery logs. At least 7 days; null or omitted: for ever */
+  deliveryLogs?: number | null | undefined;
+  /** Customers' phone numbers, channel ids and names kept on conversations, by last activity. At least 1 days; null or omitted: for ever */
+  identities?: number | null | undefined;
+  /** Uploaded knowledge files (PDFs), by last sync; their indexed text stays. At least 1 days; null or omitted: for ever */
+  knowledgeFiles?: number | null | undefined;
+  /** Conversation transcripts (messages, their sources, ratings, escalations, timeline), by last activity. At least 1 days; null or omitted: for ever */
+  messages?: number | null | undefined;
 };
 
 export type Role =
@@ -279,6 +302,52 @@ export type DeleteVoiceMutationVariables = Exact<{
 
 
 export type DeleteVoiceMutation = { deleteVoice: string };
+
+export type RetentionQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type RetentionQuery = { tenant: { id: string, retention: { messages: number | null, identities: number | null, auditRecords: number | null, knowledgeFiles: number | null, deliveryLogs: number | null } } };
+
+export type SetRetentionMutationVariables = Exact<{
+  periods: RetentionPeriodsInput;
+}>;
+
+
+export type SetRetentionMutation = { setRetention: { id: string } };
+
+export type RunRetentionMutationVariables = Exact<{ [key: string]: never; }>;
+
+
+export type RunRetentionMutation = { runRetention: string };
+
+export type LegalHoldsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type LegalHoldsQuery = { legalHolds: Array<{ id: string, conversationId: string | null, reason: string, placedBy: string, placedByLabel: string | null, createdAt: string, active: boolean, releasedAt: string | null, releasedBy: string | null, releaseReason: string | null, customer: { channel: string | null, customerId: string | null, phone: string | null } | null }> };
+
+export type PlaceLegalHoldMutationVariables = Exact<{
+  conversationId?: string | null | undefined;
+  customer?: CustomerIdentityInput | null | undefined;
+  reason: string;
+}>;
+
+
+export type PlaceLegalHoldMutation = { placeLegalHold: { id: string } };
+
+export type ReleaseLegalHoldMutationVariables = Exact<{
+  id: string;
+  reason: string;
+}>;
+
+
+export type ReleaseLegalHoldMutation = { releaseLegalHold: { id: string } };
+
+export type EraseCustomerMutationVariables = Exact<{
+  customer: CustomerIdentityInput;
+}>;
+
+
+export type EraseCustomerMutation = { eraseCustomer: { subject: string, erased: { conversations: number, messages: number, feedback: number, surveys: number, escalations: number, timelineEvents: number, webhookEvents: number, jobs: number }, heldBack: Array<{ conversationId: string, holdId: string, reason: string }> } };
 
 export type EscalationQueueQueryVariables = Exact<{
   status?: EscalationStatus | null | undefined;
@@ -1067,6 +1136,93 @@ export const DeleteVoiceDocument = new TypedDocumentString(`
   deleteVoice(id: $id)
 }
     `) as unknown as TypedDocumentString<DeleteVoiceMutation, DeleteVoiceMutationVariables>;
+export const RetentionDocument = new TypedDocumentString(`
+    query Retention {
+  tenant {
+    id
+    retention {
+      messages
+      identities
+      auditRecords
+      knowledgeFiles
+      deliveryLogs
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<RetentionQuery, RetentionQueryVariables>;
+export const SetRetentionDocument = new TypedDocumentString(`
+    mutation SetRetention($periods: RetentionPeriodsInput!) {
+  setRetention(periods: $periods) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<SetRetentionMutation, SetRetentionMutationVariables>;
+export const RunRetentionDocument = new TypedDocumentString(`
+    mutation RunRetention {
+  runRetention
+}
+    `) as unknown as TypedDocumentString<RunRetentionMutation, RunRetentionMutationVariables>;
+export const LegalHoldsDocument = new TypedDocumentString(`
+    query LegalHolds {
+  legalHolds {
+    id
+    conversationId
+    customer {
+      channel
+      customerId
+      phone
+    }
+    reason
+    placedBy
+    placedByLabel
+    createdAt
+    active
+    releasedAt
+    releasedBy
+    releaseReason
+  }
+}
+    `) as unknown as TypedDocumentString<LegalHoldsQuery, LegalHoldsQueryVariables>;
+export const PlaceLegalHoldDocument = new TypedDocumentString(`
+    mutation PlaceLegalHold($conversationId: ID, $customer: CustomerIdentityInput, $reason: String!) {
+  placeLegalHold(
+    conversationId: $conversationId
+    customer: $customer
+    reason: $reason
+  ) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<PlaceLegalHoldMutation, PlaceLegalHoldMutationVariables>;
+export const ReleaseLegalHoldDocument = new TypedDocumentString(`
+    mutation ReleaseLegalHold($id: ID!, $reason: String!) {
+  releaseLegalHold(id: $id, reason: $reason) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<ReleaseLegalHoldMutation, ReleaseLegalHoldMutationVariables>;
+export const EraseCustomerDocument = new TypedDocumentString(`
+    mutation EraseCustomer($customer: CustomerIdentityInput!) {
+  eraseCustomer(customer: $customer) {
+    subject
+    erased {
+      conversations
+      messages
+      feedback
+      surveys
+      escalations
+      timelineEvents
+      webhookEvents
+      jobs
+    }
+    heldBack {
+      conversationId
+      holdId
+      reason
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<EraseCustomerMutation, EraseCustomerMutationVariables>;
 export const EscalationQueueDocument = new TypedDocumentString(`
     query EscalationQueue($status: EscalationStatus, $priority: EscalationPriority, $mine: Boolean, $teamId: ID, $page: Int, $limit: Int) {
   escalations(
