@@ -212,7 +212,7 @@ describe.runIf(hasChromium)(`my account${skipReason}`, () => {
     expect(await nav.allTextContents()).toEqual(["My account"]);
     await expectAccessible(page, "enrolment required");
     await enrol(page);
-    expect(await page.getByText("it cannot be turned off").isVisible()).toBe(true);
+    await expect.poll(() => page.getByText("it cannot be turned off").isVisible()).toBe(true);
     await expect.poll(() => nav.count()).toBeGreaterThan(1);
     await nav.filter({ hasText: "Analytics" }).click();
     await expect.poll(() => page.getByRole("heading", { name: "Analytics" }).isVisible()).toBe(true);

@@ -96,7 +96,9 @@ describe.runIf(hasChromium)(`the channels page${skipReason}`, () => {
     await page.getByLabel("Greeting", { exact: true }).fill("Welcome to Example Bank.");
     await page.getByRole("button", { name: "Add voice" }).click();
     await expect.poll(() => page.getByText("Polly.Emma (en-GB, rate 1)").isVisible()).toBe(true);
-    expect(await page.getByRole("region", { name: "Voices" }).getByText("selected", { exact: true }).isVisible()).toBe(true);
+    await expect
+      .poll(() => page.getByRole("region", { name: "Voices" }).getByText("selected", { exact: true }).isVisible())
+      .toBe(true);
     await page.close();
   });
 

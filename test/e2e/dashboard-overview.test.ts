@@ -126,9 +126,11 @@ describe.runIf(hasChromium)(`the analytics page${skipReason}`, () => {
     const page = await t.signIn(viewer, "analytics");
     const conversations = page.locator(".card", { hasText: "conversations" }).first();
     await expect.poll(() => conversations.textContent()).toMatch(/^2,\d{3} conversations/);
-    expect(await page.getByRole("img", { name: "Conversations per day by channel" }).isVisible()).toBe(true);
-    expect(await page.getByText("resolved by the AI").isVisible()).toBe(true);
-    expect(await page.getByRole("figure").filter({ hasText: "Top intents" }).getByText("opening_hours").isVisible()).toBe(true);
+    await expect.poll(() => page.getByRole("img", { name: "Conversations per day by channel" }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByText("resolved by the AI").isVisible()).toBe(true);
+    await expect
+      .poll(() => page.getByRole("figure").filter({ hasText: "Top intents" }).getByText("opening_hours").isVisible())
+      .toBe(true);
     const card = (label: string) => page.locator(".card", { hasText: label });
     expect(await card("hand-offs asked out of hours").textContent()).toMatch(/^4 hand-offs asked out of hours/);
     await expectAccessible(page, "analytics");
