@@ -5,16 +5,19 @@ import { currentSession } from "./session";
 
 /**
  * A subscription over graphql-sse for as long as the component is mounted (reconnecting with the current token if
- * the stream drops); `onData` sees each event.
+ * the stream drops); `onData` sees each event. Events sent while the stream was down are not replayed, so
+ * `onReconnected` is called once it is back: the page reads again what it shows.
  */
 export function useSubscription<TResult, TVariables>(
   document: TypedDocumentString<TResult, TVariables>,
   variables: TVariables,
   onData: (data: TResult) => void,
-  enabled = true,
+  { enabled = true, onReconnected }: { enabled?: boolean; onReconnected?: () => void } = {},
 ): void {
   const handler = useRef(onData);
   handler.current = onData;
+  const reconnected = useRef(onReconnected);
+  reconnected.current = onReconnected;
   const key = JSON.stringify(variables);
   useEffect(() => {
     if (!enabled) return;
@@ -34,6 +37,11 @@ export function useSubscription<TResult, TVariables>(
         },
         error: () => undefined,
         complete: () => undefined,
+      },
+      {
+        connected: (again) => {
+          if (again) reconnected.current?.();
+        },
       },
     );
     return () => {

@@ -108,11 +108,16 @@ export default function EscalationsPage() {
   const mayAssign = useCan("configure");
   const targets = useQuery(AssignTargetsDocument, {}, { skip: !mayAssign });
   const reloadSoon = useRef<number | undefined>(undefined);
-  useSubscription(ConversationActivityDocument, {}, (data) => {
-    if (data.conversationActivity.type === "message") return;
-    window.clearTimeout(reloadSoon.current);
-    reloadSoon.current = window.setTimeout(() => void queue.reload(), 250);
-  });
+  useSubscription(
+    ConversationActivityDocument,
+    {},
+    (data) => {
+      if (data.conversationActivity.type === "message") return;
+      window.clearTimeout(reloadSoon.current);
+      reloadSoon.current = window.setTimeout(() => void queue.reload(), 250);
+    },
+    { onReconnected: () => void queue.reload() },
+  );
   const columns = [
     column.accessor((e) => customerLabel(e.conversation), {
       id: "customer",

@@ -141,7 +141,7 @@ function ConversationList({ selectedId }: { selectedId: string | null }) {
     key,
   );
   const refresh = useDebounced(() => void list.refresh(), 250);
-  useSubscription(ConversationActivityDocument, {}, refresh);
+  useSubscription(ConversationActivityDocument, {}, refresh, { onReconnected: refresh });
 
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({

@@ -272,7 +272,7 @@ export default function KnowledgePage() {
   // Crawls and indexing run in the workers: each change of a source's status or progress comes live, and the page
   // reads the sources and their summary again.
   const { reload } = page;
-  useSubscription(KnowledgeSourceChangedDocument, {}, () => void reload());
+  useSubscription(KnowledgeSourceChangedDocument, {}, () => void reload(), { onReconnected: () => void reload() });
   const summary = page.data?.knowledgeSummary;
   // The same cells from one render to the next: a live update re-renders the table, and new cell functions would be
   // new components, forgetting a row's state (a delete waiting for its confirmation).

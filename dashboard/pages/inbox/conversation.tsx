@@ -278,7 +278,12 @@ export function ConversationView({ conversationId }: { conversationId: string })
       void view.reload();
     }
   };
-  useSubscription(ConversationActivityDocument, { conversationId }, onActivity);
+  useSubscription(ConversationActivityDocument, { conversationId }, onActivity, {
+    onReconnected: () => {
+      void view.reload();
+      void transcript.refresh();
+    },
+  });
   const mayConverse = useCan("converse");
   const conversation = view.data?.conversation;
   if (!conversation) {
