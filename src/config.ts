@@ -15,6 +15,9 @@ const schema = z.object({
   DATA_DIR: z.string().default("./data"),
   DATABASE_URL: optionalString,
   REDIS_URL: optionalString,
+  // Put before every key the service keeps in Redis (rate-limit and login counters), so that deployments sharing
+  // one Redis count apart; pubsub channels are named by tenant and need none.
+  REDIS_KEY_PREFIX: z.string().default("parley:"),
   SECRETS_KEY: optionalString,
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalString,

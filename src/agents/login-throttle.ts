@@ -53,10 +53,10 @@ function limiter(redis: Redis | null, keyPrefix: string, points: number, duratio
     : new RateLimiterMemory(options);
 }
 
-function growingDelay(redis: Redis | null, subject: string, free: number, maxDelayS: number): GrowingDelay {
+function growingDelay(redis: Redis | null, prefix: string, free: number, maxDelayS: number): GrowingDelay {
   return new GrowingDelay(
-    limiter(redis, `parley:login:${subject}:attempts`, Number.MAX_SAFE_INTEGER, countingWindowS),
-    limiter(redis, `parley:login:${subject}:gate`, 1, maxDelayS),
+    limiter(redis, `${prefix}:attempts`, Number.MAX_SAFE_INTEGER, countingWindowS),
+    limiter(redis, `${prefix}:gate`, 1, maxDelayS),
     free,
     maxDelayS,
   );
@@ -78,11 +78,16 @@ export class LoginThrottle {
 
   constructor(
     redis: Redis | null,
-    config: Pick<Config, "LOGIN_FREE_ATTEMPTS_PER_ACCOUNT" | "LOGIN_FREE_ATTEMPTS_PER_ADDRESS" | "LOGIN_MAX_DELAY_S">,
+    config: Pick<
+      Config,
+      "LOGIN_FREE_ATTEMPTS_PER_ACCOUNT" | "LOGIN_FREE_ATTEMPTS_PER_ADDRESS" | "LOGIN_MAX_DELAY_S" | "REDIS_KEY_PREFIX"
+    >,
   ) {
-    this.accounts = growingDelay(redis, "account", config.LOGIN_FREE_ATTEMPTS_PER_ACCOUNT, config.LOGIN_MAX_DELAY_S);
-    this.addresses = growingDelay(redis, "address", config.LOGIN_FREE_ATTEMPTS_PER_ADDRESS, config.LOGIN_MAX_DELAY_S);
-    this.codes = growingDelay(redis, "code", config.LOGIN_FREE_ATTEMPTS_PER_ACCOUNT, config.LOGIN_MAX_DELAY_S);
+    const prefix = (subject: string) => `${config.REDIS_KEY_PREFIX}login:${subject}`;
+    const { LOGIN_FREE_ATTEMPTS_PER_ACCOUNT: perAccount, LOGIN_MAX_DELAY_S: maxDelayS } = config;
+    this.accounts = growingDelay(redis, prefix("account"), perAccount, maxDelayS);
+    this.addresses = growingDelay(redis, prefix("address"), config.LOGIN_FREE_ATTEMPTS_PER_ADDRESS, maxDelayS);
+    this.codes = growingDelay(redis, prefix("code"), perAccount, maxDelayS);
   }
 
   /** Counts an attempt, or refuses it with 429 RATE_LIMIT and the seconds to wait. */

@@ -33,7 +33,7 @@ const uncountedProbes = new Set(["/healthz", "/readyz"]);
 const isDashboardFile = (path: string) => path === "/dashboard" || path.startsWith("/dashboard/");
 
 /** The whole HTTP surface of one instance. */
-export function createApp(services: Services, limits = new RateLimits(services)): Express {
+export function createApp(services: Services, limits = new RateLimits(services, services.config.REDIS_KEY_PREFIX)): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", services.config.TRUST_PROXY);

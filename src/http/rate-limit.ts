@@ -22,13 +22,16 @@ export interface RateLimitDecision {
 export class RateLimits {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
 
-  constructor(private readonly services: Pick<Services, "redis">) {}
+  constructor(
+    private readonly services: Pick<Services, "redis">,
+    private readonly keyPrefix = "parley:",
+  ) {}
 
   private limiterFor(limit: Limit): RateLimiterAbstract {
     const id = `${limit.max}/${limit.windowS}`;
     let limiter = this.limiters.get(id);
     if (!limiter) {
-      const options = { points: limit.max, duration: limit.windowS, keyPrefix: `parley:rl:${limit.windowS}` };
+      const options = { points: limit.max, duration: limit.windowS, keyPrefix: `${this.keyPrefix}rl:${limit.windowS}` };
       const memory = new RateLimiterMemory(options);
       limiter = this.services.redis
         ? new RateLimiterRedis({ ...options, storeClient: this.services.redis, insuranceLimiter: memory })

@@ -23,7 +23,7 @@ import { webhookRoutes } from "./webhooks.js";
 import { widgetRoutes } from "./widget.js";
 
 /** Every REST route of the service; the OpenAPI document is made from the same list. */
-export function restRoutes(services: Services, limits = new RateLimits(services)): RestRoute[] {
+export function restRoutes(services: Services, limits = new RateLimits(services, services.config.REDIS_KEY_PREFIX)): RestRoute[] {
   return [
     ...chatRoutes(services),
     // Before the conversation routes: /api/conversations/export is not a conversation id.

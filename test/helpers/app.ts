@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
@@ -61,6 +62,9 @@ export interface TestAppOptions {
   logDestination?: DestinationStream;
 }
 
+// One per test file (vitest gives each file its own copy of this module): its instances count together.
+const redisKeyPrefix = `parley-test:${randomUUID()}:`;
+
 /** The service on an ephemeral port; closes what it opened when it cannot get that far. */
 async function listening(env: Record<string, string>, options: TestAppOptions, database: TestDatabase, dataDir: string) {
   const config = loadConfig({
@@ -75,6 +79,8 @@ async function listening(env: Record<string, string>, options: TestAppOptions, d
     // Every test logs in from 127.0.0.1, whose failed attempts would add up in a shared Redis over a day of runs;
     // the login throttle's own tests speak from addresses of their own and set what they test.
     LOGIN_FREE_ATTEMPTS_PER_ADDRESS: "1000000",
+    // Test files run at once against one Redis, all from 127.0.0.1: each file's counters are its own.
+    REDIS_KEY_PREFIX: redisKeyPrefix,
     ...env,
   });
   const services = await createServices(config, {
