@@ -1,5 +1,6 @@
 import { newId } from "../db/ids.js";
 import { scopeToTenant } from "../db/tenant-scope.js";
+import { periodicJob } from "../jobs/periodic.js";
 import type { Services } from "../services.js";
 import { type AuditActor, type AuditEntry, appendAudit, MaskedValue, maskSecrets } from "./record.js";
 import { type AuditTargetType, auditTargets } from "./targets.js";
@@ -8,11 +9,10 @@ import { type AuditTargetType, auditTargets } from "./targets.js";
 // record's first half is written before the change: an instance that stops between the change and its record
 // leaves this intent behind, and a later sweep turns it into a record. No change goes unrecorded.
 
-export const auditRecoveryQueue = "audit.recover";
+const recoverySchedule = periodicJob("audit.recover", 10 * 60_000);
+export const auditRecoveryQueue = recoverySchedule.queue;
 /** Longer than any audited mutation runs: an intent older than this belongs to an instance that stopped. */
 export const auditIntentLeaseMs = 15 * 60_000;
-const sweepEveryMs = 10 * 60_000;
-const slotKey = (at: number) => `${auditRecoveryQueue}:${Math.floor(at / sweepEveryMs)}`;
 
 type AuditServices = Pick<Services, "db" | "secrets">;
 
@@ -89,14 +89,13 @@ export async function recoverAuditIntents(services: Services, now = Date.now()):
   return recorded;
 }
 
-export async function startAuditRecovery(services: Services): Promise<void> {
-  await services.jobs.enqueue({ queue: auditRecoveryQueue, dedupeKey: slotKey(Date.now()), maxAttempts: 3 });
+export function startAuditRecovery(services: Services): Promise<void> {
+  return recoverySchedule.start(services);
 }
 
-/** Sweeps, then books the next sweep: one per period across all instances (the period is in the job's key). */
+/** Sweeps, then books the next sweep. */
 export async function runAuditRecovery(services: Services): Promise<number> {
   const recorded = await recoverAuditIntents(services);
-  const next = (Math.floor(Date.now() / sweepEveryMs) + 1) * sweepEveryMs;
-  await services.jobs.enqueue({ queue: auditRecoveryQueue, runAt: new Date(next), dedupeKey: slotKey(next), maxAttempts: 3 });
+  await recoverySchedule.bookNext(services);
   return recorded;
 }

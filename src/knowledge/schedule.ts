@@ -1,19 +1,12 @@
+import { periodicJob } from "../jobs/periodic.js";
 import type { Services } from "../services.js";
 import { markForSync } from "./sync.js";
 
-export const scheduleQueue = "knowledge.schedule";
-const periodMs = 5 * 60_000;
+const resyncSchedule = periodicJob("knowledge.schedule", 5 * 60_000);
+export const scheduleQueue = resyncSchedule.queue;
 
-// One scheduling job per period across all instances: the period is part of its idempotency key.
-const slotKey = (at: number) => `${scheduleQueue}:${Math.floor(at / periodMs)}`;
-
-export async function scheduleNextResyncCheck(services: Services, at = Date.now()): Promise<void> {
-  const next = (Math.floor(at / periodMs) + 1) * periodMs;
-  await services.jobs.enqueue({ queue: scheduleQueue, runAt: new Date(next), dedupeKey: slotKey(next), maxAttempts: 3 });
-}
-
-export async function startResyncSchedule(services: Services): Promise<void> {
-  await services.jobs.enqueue({ queue: scheduleQueue, dedupeKey: slotKey(Date.now()), maxAttempts: 3 });
+export function startResyncSchedule(services: Services): Promise<void> {
+  return resyncSchedule.start(services);
 }
 
 /**
@@ -30,6 +23,6 @@ export async function runResyncCheck(services: Services): Promise<number> {
   for (const source of due) {
     await services.db.prisma.$transaction((tx) => markForSync(services, tx, source.tenant_id, source.id));
   }
-  await scheduleNextResyncCheck(services);
+  await resyncSchedule.bookNext(services);
   return due.length;
 }
