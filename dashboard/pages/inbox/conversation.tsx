@@ -241,6 +241,16 @@ function Timeline({ conversation }: { conversation: Conversation }) {
   );
 }
 
+/**
+ * How far a message's delivery has come: a sent reply's own mutation result can arrive after the live event that
+ * reported it sent, and must not take the transcript back to pending.
+ */
+function deliveryProgress(message: TranscriptMessageFragment): number {
+  const delivery = message.delivery;
+  if (!delivery) return -1;
+  return delivery.attempts * 2 + (delivery.status === "pending" ? 0 : 1);
+}
+
 export function ConversationView({ conversationId }: { conversationId: string }) {
   const view = useQuery(ConversationViewDocument, { id: conversationId });
   const transcript = usePagedRows(
@@ -255,6 +265,7 @@ export function ConversationView({ conversationId }: { conversationId: string })
       setRows((rows) => {
         for (const [index, existing] of rows) {
           if (existing.id === message.id) {
+            if (deliveryProgress(message) < deliveryProgress(existing)) return rows;
             const next = new Map(rows);
             next.set(index, message);
             return next;
