@@ -14,14 +14,22 @@ export function usePagedRows<T>(
   const [rows, setRows] = useState<Map<number, T>>(new Map());
   const [error, setError] = useState<unknown>(null);
   const requested = useRef(new Set<number>());
+  // The newest read of each page: an answer that a newer read (another list, or a later refresh) overtook is
+  // dropped, so that a slow read of the previous filter cannot fill the new one.
+  const latest = useRef(new Map<number, number>());
+  const reads = useRef(0);
   const fetcher = useRef(fetchPage);
   fetcher.current = fetchPage;
 
   const load = useCallback(
     async (page: number) => {
       requested.current.add(page);
+      const read = ++reads.current;
+      latest.current.set(page, read);
+      const current = () => latest.current.get(page) === read;
       try {
         const result = await fetcher.current(page, pageSize);
+        if (!current()) return null;
         setError(null);
         setTotal(result.total);
         setRows((previous) => {
@@ -31,6 +39,7 @@ export function usePagedRows<T>(
         });
         return result;
       } catch (err) {
+        if (!current()) return null;
         requested.current.delete(page);
         setError(err);
         return null;
@@ -42,6 +51,7 @@ export function usePagedRows<T>(
   // biome-ignore lint/correctness/useExhaustiveDependencies: resetKey names the list: a new one starts empty
   useEffect(() => {
     requested.current = new Set();
+    latest.current = new Map();
     setRows(new Map());
     setTotal(null);
     void load(1);

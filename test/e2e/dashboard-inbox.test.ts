@@ -92,6 +92,36 @@ describe.runIf(hasChromium)(`the inbox${skipReason}`, () => {
     await page.close();
   });
 
+  it("shows the tab chosen last, even when the previous tab's list answers after it", async () => {
+    const page = await t.signIn(agent, "inbox?queue=unassigned");
+    await expect.poll(() => page.getByText("0 conversations", { exact: true }).isVisible()).toBe(true);
+    // The whole inbox's list is held back until the unassigned one has been shown again.
+    let releaseAll!: () => void;
+    const allHeld = new Promise<void>((resolve) => {
+      releaseAll = resolve;
+    });
+    await page.route("**/graphql", async (route) => {
+      const body = route.request().postDataJSON() as { query?: string; variables?: { unassigned?: boolean | null } };
+      if (!body?.query?.includes("query InboxList") || body.variables?.unassigned) return route.continue();
+      await allHeld;
+      await route.continue();
+    });
+    const heldAnswer = page.waitForResponse((res) => {
+      const body = res.request().postDataJSON() as { query?: string; variables?: { unassigned?: boolean | null } } | null;
+      return Boolean(body?.query?.includes("query InboxList") && !body.variables?.unassigned);
+    });
+    await page.getByRole("button", { name: "All" }).click();
+    await page.getByRole("button", { name: "Unassigned" }).click();
+    await expect.poll(() => page.getByText("0 conversations", { exact: true }).isVisible()).toBe(true);
+    releaseAll();
+    await (await heldAnswer).finished();
+    // The page has read the held answer once it has drawn twice more.
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    expect(await page.getByText("0 conversations", { exact: true }).isVisible()).toBe(true);
+    expect(await page.locator(".conversation-row").count()).toBe(0);
+    await page.close();
+  });
+
   it("shows a customer's message live, and lets an agent take, answer, annotate and resolve it", async () => {
     const page = await t.signIn(agent);
     await page.getByRole("button", { name: "Unassigned" }).click();
