@@ -93,7 +93,12 @@ describe("SIGTERM", () => {
       // A stream the model would take 20 s to finish, longer than the shutdown may take…
       fake.script(intent, { text: "A long answer. ".repeat(40), deltas: 40, delayMs: 500 });
       const stream = eventsOf(await chat({ message: "Tell me everything about my balance", stream: true }));
-      await expect.poll(() => stream.events.some((e) => e.event === "delta"), { timeout: 15_000 }).toBe(true);
+      // The model's own first delta (the stream's first is the AI disclosure, sent before the model is asked): only
+      // then has this answer taken its scripted steps, and the next request's steps can be queued.
+      const modelStreaming = () =>
+        fake.requests.some((r) => r.path === "/v1/chat/completions" && r.body.stream === true && r.deltasSent > 0);
+      await expect.poll(modelStreaming, { timeout: 15_000 }).toBe(true);
+      await expect.poll(() => stream.events.filter((e) => e.event === "delta").length, { timeout: 15_000 }).toBeGreaterThan(1);
       // …and a plain request the model answers in a second or two, in flight when the signal comes.
       const text = "Your balance is shown in the app, under Accounts.";
       fake.script(intent, { text, deltas: 4, delayMs: 400 });
