@@ -130,5 +130,5 @@ describe.runIf(process.env.DATABASE_URL)("several instances", () => {
     } finally {
       await second.close();
     }
-  });
+  }, 120_000);
 });

@@ -305,6 +305,7 @@ describe("the inbox across instances", () => {
         await other.close();
       }
     },
+    120_000,
   );
 });
 

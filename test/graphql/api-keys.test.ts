@@ -117,5 +117,5 @@ describe.runIf(process.env.DATABASE_URL && process.env.REDIS_URL)("several insta
     } finally {
       await second.close();
     }
-  });
+  }, 120_000);
 });

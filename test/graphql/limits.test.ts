@@ -112,6 +112,7 @@ describe("operation limits", () => {
 });
 
 describe("the operator's settings", () => {
+  // An instance of its own, started inside the test: as long as a hook may take to start one on a loaded machine.
   it("replace the limits: an instance set tighter refuses what the defaults allow, and still serves its REST routes", async () => {
     const strict = await startTestApp({ GRAPHQL_MAX_DEPTH: "7", GRAPHQL_MAX_ALIASES: "2", GRAPHQL_MAX_DIRECTIVES: "1" });
     try {
@@ -128,7 +129,7 @@ describe("the operator's settings", () => {
     } finally {
       await strict.close();
     }
-  });
+  }, 120_000);
 
   it("may not go below what the service's own operations need", () => {
     expect(() => loadConfig({ GRAPHQL_MAX_DEPTH: "6" })).toThrow(/GRAPHQL_MAX_DEPTH/);
