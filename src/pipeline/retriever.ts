@@ -2,6 +2,8 @@ import type { ContextChunk, Turn } from "../ai/engine.js";
 import { countTokens } from "../knowledge/chunk.js";
 import { searchKnowledge } from "../knowledge/search.js";
 import type { Services } from "../services.js";
+import { answerSettings, searchTextOf } from "./answer-settings.js";
+import type { InboundMessage } from "./inbound.js";
 
 export interface Retrieved {
   context: ContextChunk[];
@@ -44,13 +46,29 @@ export async function retrieveKnowledge(services: Services, tenantId: string, te
   }));
 }
 
-/** The tenant's knowledge for the question and the recent turns of the conversation. */
+/**
+ * The knowledge search for a customer's message, started as soon as the message arrives: it needs only the tenant
+ * and the text, so it runs while the router finds the conversation, stores the message and classifies it (a call
+ * to the model server, with a model engine), and the answer waits for it only as long as it outlasts them. A
+ * message that gets no answer from the AI (a hand-off, a human's conversation, a redelivery) leaves it unread.
+ */
+export function searchAhead(services: Services, msg: InboundMessage): Promise<ContextChunk[]> {
+  if (msg.kind && msg.kind !== "text") return Promise.resolve([]);
+  const search = answerSettings(services, msg.tenantId).then((settings) =>
+    retrieveKnowledge(services, msg.tenantId, searchTextOf(settings, msg.text)),
+  );
+  // Awaited only on the AI's path: elsewhere its failure is of no consequence, and must not surface as unhandled.
+  search.catch(() => undefined);
+  return search;
+}
+
+/** The tenant's knowledge for the question (a search started ahead) and the recent turns of the conversation. */
 export async function retrieve(
   services: Services,
-  input: { tenantId: string; conversationId: string; customerMessageId: string; text: string },
+  input: { tenantId: string; conversationId: string; customerMessageId: string; knowledge: Promise<ContextChunk[]> },
 ): Promise<Retrieved> {
   const [context, history] = await Promise.all([
-    retrieveKnowledge(services, input.tenantId, input.text),
+    input.knowledge,
     recentHistory(services, input.tenantId, input.conversationId, input.customerMessageId),
   ]);
   return { context, history };

@@ -15,7 +15,10 @@ export interface ChatReply {
   deltas?: number;
   /** Wait before each delta, in milliseconds. */
   delayMs?: number;
-  /** The first delta waits for this: a model slow for as long as the test needs, whatever the machine's load. */
+  /**
+   * The reply (streamed: its first delta) waits for this: a model slow for as long as the test needs, whatever the
+   * machine's load.
+   */
   holdUntil?: Promise<void>;
   /** null: a server that ignores `stream_options.include_usage` and sends no usage. */
   usage?: { prompt_tokens: number; completion_tokens: number } | null;
@@ -158,7 +161,9 @@ export function handleChatCompletions(
     if (body?.stream === true) void stream(res, record, id, text, step);
     else {
       const reply = completion(id, body?.model, text, step, step.usage ?? estimateUsage(body ?? {}, text));
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(reply));
+      void Promise.resolve(step.holdUntil).then(() =>
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(reply)),
+      );
     }
   };
 }

@@ -110,6 +110,26 @@ describe("POST /api/chat with the OpenAI engine", () => {
     ]);
   });
 
+  it("searches the knowledge base while the model is still classifying the message", async () => {
+    let release!: () => void;
+    const holdUntil = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const question = "Where in the app do I reset the PIN of my debit card?";
+    fake.script({ json: { intent: "pin", confidence: 0.9 }, holdUntil }, { text: "Cards, then Reset PIN (Help centre)." });
+    const reply = chat({ message: question });
+    // The question's embedding is asked for while the classification has no answer yet.
+    await expect
+      .poll(() => fake.requests.some((r) => r.path === "/v1/embeddings" && JSON.stringify(r.body.input).includes(question)))
+      .toBe(true);
+    expect(answerRequests()).toHaveLength(0);
+    release();
+    const res = await reply;
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ response: "Cards, then Reset PIN (Help centre).", metadata: { intent: "pin" } });
+    expect(res.body.metadata.sources).toEqual([expect.objectContaining({ title: "Help centre" })]);
+  });
+
   it("sends the tenant's persona and the retrieved chunk, quoted inside the context block, to the model", async () => {
     const persona = "Penny, the bank's cheerful and brief assistant";
     const updated = await app.graphql(UpdateTenantDocument, { persona }, bank.apiKey);
