@@ -17,7 +17,9 @@ export default defineConfig({
     testTimeout: 30_000,
     // Conditions polled for get as long as a slow, loaded 2-core machine needs (the default is one second).
     expect: { poll: { timeout: 30_000 } },
-    hookTimeout: 60_000,
+    // A file's setup starts a service on a database of its own (migrations included): on a loaded 2-core machine,
+    // with other files doing the same, that has taken more than a minute.
+    hookTimeout: 120_000,
     pool: "forks",
     // Two cores: each file opens its own database; more workers only queue on the CPU.
     maxWorkers: 2,
