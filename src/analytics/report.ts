@@ -7,11 +7,11 @@ import {
   humanTimes,
   type MessageRow,
   messageCounts,
-  type SurveyRow,
-  surveyCounts,
   unansweredQuestions,
   type Window,
+  wholeDays,
 } from "./queries.js";
+import { refreshRollups } from "./rollups.js";
 import { analyticsSql } from "./sql.js";
 
 export type { Window } from "./queries.js";
@@ -91,37 +91,32 @@ const messagesOf = (rows: MessageRow[], role: string) =>
   );
 const ratio = (part: number, whole: number) => (whole ? part / whole : null);
 
-function feedbackFigures(thumbs: FeedbackRow[], surveys: SurveyRow[]): FeedbackFigures {
-  const up = sum(thumbs, (f) => f.up);
-  const down = sum(thumbs, (f) => f.down);
-  const answered = sum(surveys, (s) => s.answered);
+function feedbackFigures(rows: FeedbackRow[]): FeedbackFigures {
+  const up = sum(rows, (f) => f.up);
+  const down = sum(rows, (f) => f.down);
+  const answered = sum(rows, (s) => s.answered);
   return {
     up,
     down,
     rate: ratio(up, up + down),
     satisfaction: {
-      asked: sum(surveys, (s) => s.asked),
+      asked: sum(rows, (s) => s.asked),
       answered,
       average: ratio(
-        sum(surveys, (s) => s.score_sum),
+        sum(rows, (s) => s.score_sum),
         answered,
       ),
     },
   };
 }
 
-/** The feedback figures of the window, and of each channel that has any. */
-function feedbackByChannel(thumbs: FeedbackRow[], surveys: SurveyRow[]): AnalyticsReport["feedback"] {
-  const channels = [...new Set([...thumbs, ...surveys].map((r) => r.channel))].sort();
+/** The feedback figures of the window, and of each channel that has any (a row per channel). */
+function feedbackByChannel(rows: FeedbackRow[]): AnalyticsReport["feedback"] {
   return {
-    ...feedbackFigures(thumbs, surveys),
-    byChannel: channels.map((channel) => ({
-      channel,
-      ...feedbackFigures(
-        thumbs.filter((f) => f.channel === channel),
-        surveys.filter((s) => s.channel === channel),
-      ),
-    })),
+    ...feedbackFigures(rows),
+    byChannel: rows
+      .map((row) => ({ channel: row.channel, ...feedbackFigures([row]) }))
+      .sort((a, b) => a.channel.localeCompare(b.channel)),
   };
 }
 
@@ -139,14 +134,14 @@ function bucketStarts(w: Window): Date[] {
 /** The figures of one tenant's window (README, Analytics, defines each). */
 export async function analyticsReport(services: Services, w: Window): Promise<AnalyticsReport> {
   const sql = analyticsSql(services);
-  const [conversations, messages, escalations, times, unanswered, thumbs, surveys] = await Promise.all([
+  await refreshRollups(services, w.tenantId, wholeDays(w));
+  const [conversations, messages, escalations, times, unanswered, feedback] = await Promise.all([
     conversationCounts(sql, w),
     messageCounts(sql, w),
     escalationCounts(sql, w),
     humanTimes(sql, w),
     unansweredQuestions(sql, w, unansweredCount),
     feedbackCounts(sql, w),
-    surveyCounts(sql, w),
   ]);
   const total = sum(conversations, (c) => c.conversations);
   const escalated = sum(conversations, (c) => c.escalated);
@@ -207,7 +202,7 @@ export async function analyticsReport(services: Services, w: Window): Promise<An
       conversationId: u.conversation_id,
     })),
     tokensUsed: sum(messages, (m) => m.tokens),
-    feedback: feedbackByChannel(thumbs, surveys),
+    feedback: feedbackByChannel(feedback),
     series: bucketStarts(w).map((start) => {
       const bucketMessages = inBucket(messages, start);
       return {
