@@ -18,11 +18,22 @@ export interface Placeholders {
   from: string;
   to: string;
   channel: string | null;
+  /**
+   * Whether rows need their channel: the rollups' rows do; a report's live rows of all channels do not, and then
+   * messages and escalations are not joined to their conversations (a join the planner makes with a scan of all of
+   * the tenant's conversations).
+   */
+  byChannel: boolean;
 }
 
-/** Joins the conversation of `alias`'s rows, for their channel (and only the window's channel's rows, with one). */
-const conversationOf = (alias: string, p: Placeholders) =>
-  `JOIN conversations cc ON cc.id = ${alias}.conversation_id ${p.channel ? `AND cc.channel = ${p.channel}` : ""}`;
+/** The channel of `alias`'s rows, from their conversation, when they need it or the window is one channel's. */
+const channelOf = (alias: string, p: Placeholders) =>
+  p.byChannel || p.channel
+    ? {
+        column: "cc.channel",
+        join: `JOIN conversations cc ON cc.id = ${alias}.conversation_id ${p.channel ? `AND cc.channel = ${p.channel}` : ""}`,
+      }
+    : { column: "NULL::text", join: "" };
 const ofChannel = (column: string, p: Placeholders) => (p.channel ? `AND ${column} = ${p.channel}` : "");
 
 /** New conversations by status now, with how many were ever escalated, or left with a decline. */
@@ -49,10 +60,10 @@ export const messageFigure: Figure = {
   table: "analytics_message_days",
   columns: ["day", "channel", "role", "intent", "messages", "tokens", "grounded", "graded"],
   daily: (p) => `
-    SELECT analytics_day(m.created_at) AS day, cc.channel, m.role, coalesce(m.intent, '') AS intent,
+    SELECT analytics_day(m.created_at) AS day, ${channelOf("m", p).column} AS channel, m.role, coalesce(m.intent, '') AS intent,
            count(*)::int AS messages, coalesce(sum(m.tokens_used), 0)::bigint AS tokens,
            count(*) FILTER (WHERE m.grounded)::int AS grounded, count(m.grounded)::int AS graded
-      FROM messages m ${conversationOf("m", p)}
+      FROM messages m ${channelOf("m", p).join}
      WHERE m.tenant_id = ${p.tenant} AND m.created_at >= ${p.from} AND m.created_at < ${p.to}
      GROUP BY 1, 2, 3, 4`,
 };
@@ -62,9 +73,9 @@ export const escalationFigure: Figure = {
   table: "analytics_escalation_days",
   columns: ["day", "channel", "reason", "escalations", "out_of_hours"],
   daily: (p) => `
-    SELECT analytics_day(e.created_at) AS day, cc.channel, e.reason, count(*)::int AS escalations,
+    SELECT analytics_day(e.created_at) AS day, ${channelOf("e", p).column} AS channel, e.reason, count(*)::int AS escalations,
            count(*) FILTER (WHERE e.out_of_hours)::int AS out_of_hours
-      FROM escalations e ${conversationOf("e", p)}
+      FROM escalations e ${channelOf("e", p).join}
      WHERE e.tenant_id = ${p.tenant} AND e.created_at >= ${p.from} AND e.created_at < ${p.to}
      GROUP BY 1, 2, 3`,
 };
@@ -102,9 +113,9 @@ export const questionFigure: Figure = {
     SELECT day, channel, regexp_replace(lower(btrim(regexp_replace(content, '\\s+', ' ', 'g'))), '[\\s?!.]+$', '') AS question,
            sum(asked)::int AS asked, max(last_asked_at) AS last_asked_at,
            (array_agg(conversation_id ORDER BY last_asked_at DESC))[1] AS conversation_id
-      FROM (SELECT analytics_day(a.created_at) AS day, cc.channel, q.content, count(*) AS asked,
+      FROM (SELECT analytics_day(a.created_at) AS day, ${channelOf("a", p).column} AS channel, q.content, count(*) AS asked,
                    max(q.created_at) AS last_asked_at, (array_agg(q.conversation_id ORDER BY q.created_at DESC))[1] AS conversation_id
-              FROM messages a ${conversationOf("a", p)}
+              FROM messages a ${channelOf("a", p).join}
              CROSS JOIN LATERAL (
                    SELECT content, created_at, conversation_id
                      FROM messages

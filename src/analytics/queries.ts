@@ -51,8 +51,8 @@ function bind(w: Window, rolledUp = true) {
   const source = (figure: Figure) => `(
     SELECT ${figure.columns.join(", ")} FROM ${figure.table}
      WHERE tenant_id = $1 AND day >= $4 AND day < $5 ${channel ? `AND channel = ${channel}` : ""}
-    UNION ALL ${figure.daily({ tenant: "$1", from: "$2", to: "$4", channel })}
-    UNION ALL ${figure.daily({ tenant: "$1", from: "$5", to: "$3", channel })}) r`;
+    UNION ALL ${figure.daily({ tenant: "$1", from: "$2", to: "$4", channel, byChannel: false })}
+    UNION ALL ${figure.daily({ tenant: "$1", from: "$5", to: "$3", channel, byChannel: false })}) r`;
   return { values, channel, bucketOf, onChannel, source };
 }
 

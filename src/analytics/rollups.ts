@@ -1,5 +1,10 @@
+import { periodicJob } from "../jobs/periodic.js";
 import type { Services } from "../services.js";
 import { figures } from "./days.js";
+
+// Often enough that a day's marks stay few (each of today's writes adds one) and a report rarely has a day to redo.
+const refreshSchedule = periodicJob("analytics.rollups", 5 * 60_000);
+export const rollupQueue = refreshSchedule.queue;
 
 const dayMs = 86_400_000;
 
@@ -51,7 +56,7 @@ export async function refreshRollups(services: Services, tenantId: string, withi
         for (const { from, to } of ranges(days)) {
           await tx.$executeRawUnsafe(
             `INSERT INTO ${figure.table} (tenant_id, ${figure.columns.join(", ")})
-             SELECT $1, ${figure.columns.join(", ")} FROM (${figure.daily({ tenant: "$1", from: "$2", to: "$3", channel: null })}) d`,
+             SELECT $1, ${figure.columns.join(", ")} FROM (${figure.daily({ tenant: "$1", from: "$2", to: "$3", channel: null, byChannel: true })}) d`,
             tenantId,
             from,
             to,
@@ -64,10 +69,18 @@ export async function refreshRollups(services: Services, tenantId: string, withi
   );
 }
 
-/** Rolls up every tenant's stale days (the worker's periodic refresh: marks do not pile up for unread tenants). */
+export function startRollupSchedule(services: Services): Promise<void> {
+  return refreshSchedule.start(services);
+}
+
+/**
+ * Rolls up every tenant's stale days, then books the next run: marks do not pile up for tenants nobody reads the
+ * analytics of, and a report finds its days done.
+ */
 export async function refreshAllRollups(services: Services): Promise<number> {
   const tenants = await services.db.sql.query<{ tenant_id: string }>("SELECT DISTINCT tenant_id FROM analytics_stale_days");
   let days = 0;
   for (const t of tenants) days += await refreshRollups(services, t.tenant_id);
+  await refreshSchedule.bookNext(services);
   return days;
 }

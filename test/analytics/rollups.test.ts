@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newId } from "../../src/db/ids.js";
 import { enforceRetention } from "../../src/retention/enforce.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 
@@ -106,7 +105,7 @@ async function seedHistory(): Promise<void> {
     if (i % 3 !== 1) {
       await prisma.messageFeedback.create({
         data: {
-          id: newId("fb"),
+          id: `fb_roll_${i}`,
           tenantId,
           messageId: `msg_roll_${i}_${answer}`,
           conversationId: id,
@@ -120,7 +119,7 @@ async function seedHistory(): Promise<void> {
     if (i % 2 === 0) {
       await prisma.satisfactionSurvey.create({
         data: {
-          id: newId("srv"),
+          id: `srv_roll_${i}`,
           tenantId,
           conversationId: id,
           channel,
