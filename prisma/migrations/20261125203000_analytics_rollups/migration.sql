@@ -77,8 +77,8 @@ CREATE TABLE "analytics_question_days" (
     CONSTRAINT "analytics_question_days_pkey" PRIMARY KEY ("tenant_id", "day", "channel", "question")
 );
 
--- Rollup rows go with their tenant.
-ALTER TABLE "analytics_stale_days" ADD CONSTRAINT "analytics_stale_days_tenant_id_fkey" FOREIGN KEY ("tenant_id") REFERENCES "tenants"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+-- Rollup rows go with their tenant. Marks have no foreign key: deleting a tenant cascades to its conversations,
+-- whose triggers mark days after the tenant's row is gone; refreshing a tenant that is gone drops its marks.
 ALTER TABLE "analytics_conversation_days" ADD CONSTRAINT "analytics_conversation_days_tenant_id_fkey" FOREIGN KEY ("tenant_id") REFERENCES "tenants"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 ALTER TABLE "analytics_message_days" ADD CONSTRAINT "analytics_message_days_tenant_id_fkey" FOREIGN KEY ("tenant_id") REFERENCES "tenants"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 ALTER TABLE "analytics_escalation_days" ADD CONSTRAINT "analytics_escalation_days_tenant_id_fkey" FOREIGN KEY ("tenant_id") REFERENCES "tenants"("id") ON DELETE CASCADE ON UPDATE CASCADE;
