@@ -7,6 +7,11 @@
 export interface Figure {
   /** The rollup table. */
   table: string;
+  /**
+   * Whether the rollup also holds the day's figures over all channels, under channel '*': a report of all channels
+   * then reads one row per day and dimension instead of one per channel too.
+   */
+  allChannels: boolean;
   /** Its columns after tenant_id, in the order `daily` selects them: day, channel, then dimensions and values. */
   columns: string[];
   /** The figure's rows per day of `[from, to)`; its arguments are SQL placeholders ($n), channel null for all. */
@@ -34,11 +39,19 @@ const channelOf = (alias: string, p: Placeholders) =>
         join: `JOIN conversations cc ON cc.id = ${alias}.conversation_id ${p.channel ? `AND cc.channel = ${p.channel}` : ""}`,
       }
     : { column: "NULL::text", join: "" };
+
+/**
+ * GROUP BY `keys` and the channel: for the rollups, each channel's rows and the all-channels ones ('*', where the
+ * channel is null: `coalesce(channel, '*')` in the select list); a report's live rows, one channel's or none.
+ */
+const perChannel = (p: Placeholders, keys: string, channel: string) =>
+  p.byChannel ? `${keys}, GROUPING SETS ((${channel}), ())` : `${keys}, ${channel}`;
 const ofChannel = (column: string, p: Placeholders) => (p.channel ? `AND ${column} = ${p.channel}` : "");
 
 /** New conversations by status now, with how many were ever escalated, or left with a decline. */
 export const conversationFigure: Figure = {
   table: "analytics_conversation_days",
+  allChannels: false,
   columns: ["day", "channel", "status", "conversations", "escalated", "declined"],
   daily: (p) => `
     SELECT analytics_day(c.created_at) AS day, c.channel, c.status,
@@ -58,31 +71,34 @@ export const conversationFigure: Figure = {
 /** Messages by role and intent ('' for none), with tokens and grounding of the AI's answers. */
 export const messageFigure: Figure = {
   table: "analytics_message_days",
+  allChannels: true,
   columns: ["day", "channel", "role", "intent", "messages", "tokens", "grounded", "graded"],
   daily: (p) => `
-    SELECT analytics_day(m.created_at) AS day, ${channelOf("m", p).column} AS channel, m.role, coalesce(m.intent, '') AS intent,
-           count(*)::int AS messages, coalesce(sum(m.tokens_used), 0)::bigint AS tokens,
+    SELECT analytics_day(m.created_at) AS day, coalesce(${channelOf("m", p).column}, '*') AS channel, m.role,
+           coalesce(m.intent, '') AS intent, count(*)::int AS messages, coalesce(sum(m.tokens_used), 0)::bigint AS tokens,
            count(*) FILTER (WHERE m.grounded)::int AS grounded, count(m.grounded)::int AS graded
       FROM messages m ${channelOf("m", p).join}
      WHERE m.tenant_id = ${p.tenant} AND m.created_at >= ${p.from} AND m.created_at < ${p.to}
-     GROUP BY 1, 2, 3, 4`,
+     GROUP BY ${perChannel(p, "1, 3, 4", channelOf("m", p).column)}`,
 };
 
 /** Escalations by reason, with those asked for outside the tenant's business hours. */
 export const escalationFigure: Figure = {
   table: "analytics_escalation_days",
+  allChannels: true,
   columns: ["day", "channel", "reason", "escalations", "out_of_hours"],
   daily: (p) => `
-    SELECT analytics_day(e.created_at) AS day, ${channelOf("e", p).column} AS channel, e.reason, count(*)::int AS escalations,
-           count(*) FILTER (WHERE e.out_of_hours)::int AS out_of_hours
+    SELECT analytics_day(e.created_at) AS day, coalesce(${channelOf("e", p).column}, '*') AS channel, e.reason,
+           count(*)::int AS escalations, count(*) FILTER (WHERE e.out_of_hours)::int AS out_of_hours
       FROM escalations e ${channelOf("e", p).join}
      WHERE e.tenant_id = ${p.tenant} AND e.created_at >= ${p.from} AND e.created_at < ${p.to}
-     GROUP BY 1, 2, 3`,
+     GROUP BY ${perChannel(p, "1, 3", channelOf("e", p).column)}`,
 };
 
 /** Thumbs given (their current rating: one per message) and satisfaction questions asked, with their answers. */
 export const feedbackFigure: Figure = {
   table: "analytics_feedback_days",
+  allChannels: false,
   columns: ["day", "channel", "up", "down", "asked", "answered", "score_sum"],
   daily: (p) => `
     SELECT day, channel, sum(up)::int AS up, sum(down)::int AS down, sum(asked)::int AS asked,
@@ -108,9 +124,11 @@ export const feedbackFigure: Figure = {
  */
 export const questionFigure: Figure = {
   table: "analytics_question_days",
+  allChannels: true,
   columns: ["day", "channel", "question", "asked", "last_asked_at", "conversation_id"],
   daily: (p) => `
-    SELECT day, channel, regexp_replace(lower(btrim(regexp_replace(content, '\\s+', ' ', 'g'))), '[\\s?!.]+$', '') AS question,
+    SELECT day, coalesce(channel, '*') AS channel,
+           regexp_replace(lower(btrim(regexp_replace(content, '\\s+', ' ', 'g'))), '[\\s?!.]+$', '') AS question,
            sum(asked)::int AS asked, max(last_asked_at) AS last_asked_at,
            (array_agg(conversation_id ORDER BY last_asked_at DESC))[1] AS conversation_id
       FROM (SELECT analytics_day(a.created_at) AS day, ${channelOf("a", p).column} AS channel, q.content, count(*) AS asked,
@@ -125,7 +143,7 @@ export const questionFigure: Figure = {
              WHERE a.tenant_id = ${p.tenant} AND a.created_at >= ${p.from} AND a.created_at < ${p.to}
                AND a.role = 'assistant' AND a.grounded = false
              GROUP BY 1, 2, 3) asked
-     GROUP BY 1, 2, 3`,
+     GROUP BY ${perChannel(p, "1, 3", "asked.channel")}`,
 };
 
 export const figures = [conversationFigure, messageFigure, escalationFigure, feedbackFigure, questionFigure];

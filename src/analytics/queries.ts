@@ -47,10 +47,13 @@ function bind(w: Window, rolledUp = true) {
   /** Joins the conversation of `alias`'s rows when the window is one channel's. */
   const onChannel = (alias: string) =>
     channel ? `JOIN conversations cc ON cc.id = ${alias}.conversation_id AND cc.channel = ${channel}` : "";
+  /** The rolled-up rows of the window's channel, or those over all channels if the figure has them. */
+  const rolledUpChannel = (figure: Figure) =>
+    channel ? `AND channel = ${channel}` : figure.allChannels ? "AND channel = '*'" : "";
   /** A figure's rows per day and channel over the window: rolled-up whole days, and the partial ones live. */
   const source = (figure: Figure) => `(
     SELECT ${figure.columns.join(", ")} FROM ${figure.table}
-     WHERE tenant_id = $1 AND day >= $4 AND day < $5 ${channel ? `AND channel = ${channel}` : ""}
+     WHERE tenant_id = $1 AND day >= $4 AND day < $5 ${rolledUpChannel(figure)}
     UNION ALL ${figure.daily({ tenant: "$1", from: "$2", to: "$4", channel, byChannel: false })}
     UNION ALL ${figure.daily({ tenant: "$1", from: "$5", to: "$3", channel, byChannel: false })}) r`;
   return { values, channel, bucketOf, onChannel, source };

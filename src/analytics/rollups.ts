@@ -7,6 +7,7 @@ const refreshSchedule = periodicJob("analytics.rollups", 5 * 60_000);
 export const rollupQueue = refreshSchedule.queue;
 
 const dayMs = 86_400_000;
+const backfillDays = 28;
 
 /** The same key as the database's deletion triggers (migration 20261125203000): one refresh of a tenant at a time. */
 const tenantLock = "SELECT pg_advisory_xact_lock(hashtextextended('analytics:' || $1, 0))";
@@ -37,7 +38,7 @@ export async function refreshRollups(services: Services, tenantId: string, withi
     ...params,
   );
   if (!pending?.stale) return 0;
-  return prisma.$transaction(
+  const refreshed = await prisma.$transaction(
     async (tx) => {
       await tx.$executeRawUnsafe(tenantLock, tenantId);
       await tx.$queryRawUnsafe("SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true)");
@@ -67,6 +68,10 @@ export async function refreshRollups(services: Services, tenantId: string, withi
     },
     { timeout: 600_000, maxWait: 30_000 },
   );
+  // After a backfill, the planner's statistics at once (autovacuum gathers them a minute or more later): without,
+  // it takes the filled tables for empty and sorts where it would hash.
+  if (refreshed >= backfillDays) await services.db.sql.exec(`ANALYZE ${figures.map((f) => f.table).join(", ")}`);
+  return refreshed;
 }
 
 export function startRollupSchedule(services: Services): Promise<void> {
