@@ -48,6 +48,8 @@ export async function refreshRollups(services: Services, tenantId: string, withi
         ...params,
       );
       const days = taken.map((t) => t.day);
+      // Another refresh took them while this one waited for the lock.
+      if (!days.length) return 0;
       for (const figure of figures) {
         await tx.$executeRawUnsafe(
           `DELETE FROM ${figure.table} WHERE tenant_id = $1 AND day = ANY($2::timestamptz[])`,
