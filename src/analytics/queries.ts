@@ -1,4 +1,12 @@
-import { conversationFigure, escalationFigure, type Figure, feedbackFigure, messageFigure, questionFigure } from "./days.js";
+import {
+  conversationFigure,
+  escalationFigure,
+  type Figure,
+  feedbackFigure,
+  messageFigure,
+  ofOneChannel,
+  questionFigure,
+} from "./days.js";
 import type { AnalyticsSql } from "./sql.js";
 
 /**
@@ -44,9 +52,8 @@ function bind(w: Window, rolledUp = true) {
     size ??= `$${values.push(w.granularity === "week" ? "7 days" : "1 day")}`;
     return `date_bin(${size}::interval, ${column}, '2000-01-03T00:00:00Z')`;
   };
-  /** Joins the conversation of `alias`'s rows when the window is one channel's. */
-  const onChannel = (alias: string) =>
-    channel ? `JOIN conversations cc ON cc.id = ${alias}.conversation_id AND cc.channel = ${channel}` : "";
+  /** Keeps `alias`'s rows of the window's channel, if it has one. */
+  const onChannel = (alias: string) => (channel ? ofOneChannel(alias, channel) : "");
   /** The rolled-up rows of the window's channel, or those over all channels if the figure has them. */
   const rolledUpChannel = (figure: Figure) =>
     channel ? `AND channel = ${channel}` : figure.allChannels ? "AND channel = '*'" : "";
