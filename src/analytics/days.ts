@@ -62,12 +62,12 @@ export const conversationFigure: Figure = {
   columns: ["day", "channel", "status", "conversations", "escalated", "declined"],
   daily: (p) => `
     SELECT analytics_day(c.created_at) AS day, c.channel, c.status,
-           count(*)::int AS conversations, count(e.conversation_id)::int AS escalated,
-           count(*) FILTER (WHERE e.conversation_id IS NULL AND last_answer.grounded = false)::int AS declined
+           count(*)::int AS conversations, count(*) FILTER (WHERE ever.escalated)::int AS escalated,
+           count(*) FILTER (WHERE NOT ever.escalated AND last_answer.grounded = false)::int AS declined
       FROM conversations c
-      -- A conversation's escalations come after it started: those of the range's conversations are in the range onwards.
-      LEFT JOIN (SELECT DISTINCT conversation_id FROM escalations WHERE tenant_id = ${p.tenant} AND created_at >= ${p.from}) e
-             ON e.conversation_id = c.id
+      -- Per conversation (its escalations' index): a few hours of conversations at a window's end do not read
+      -- every escalation since.
+      CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM escalations e WHERE e.conversation_id = c.id) AS escalated) ever
       LEFT JOIN LATERAL (SELECT m.grounded FROM messages m
                           WHERE m.conversation_id = c.id AND m.role = 'assistant' AND m.grounded IS NOT NULL
                           ORDER BY m.created_at DESC LIMIT 1) last_answer ON true

@@ -66,49 +66,69 @@ function bind(w: Window, rolledUp = true) {
   return { values, channel, bucketOf, onChannel, source };
 }
 
-export interface ConversationRow {
-  bucket: Date;
-  channel: string;
-  status: string;
-  conversations: number;
-  escalated: number;
-  /** Never escalated, but the AI's last graded answer was a decline ("I'm not sure…"): the customer went unanswered. */
-  declined: number;
+export interface ConversationCounts {
+  /** New conversations by bucket and channel (the series). */
+  byBucket: Array<{ bucket: Date; channel: string; conversations: number }>;
+  /** The window's new conversations by status now, with how many were ever escalated, or left with a decline. */
+  byStatus: Array<{
+    status: string;
+    conversations: number;
+    escalated: number;
+    /** Never escalated, but the AI's last graded answer was a decline ("I'm not sure…"): the customer went unanswered. */
+    declined: number;
+  }>;
 }
 
-/** New conversations by bucket, channel and status, with how many were ever escalated, or left with a decline. */
-export function conversationCounts(sql: AnalyticsSql, w: Window): Promise<ConversationRow[]> {
+/**
+ * The window's new conversations, in one statement of two grouping sets: a few rows per bucket and per status,
+ * rather than one per bucket, channel and status.
+ */
+export async function conversationCounts(sql: AnalyticsSql, w: Window): Promise<ConversationCounts> {
   const q = bind(w);
-  return sql.query<ConversationRow>(
-    `SELECT ${q.bucketOf("r.day")} AS bucket, r.channel, r.status, sum(r.conversations)::int AS conversations,
+  const bucket = q.bucketOf("r.day");
+  const rows = await sql.query<
+    ConversationCounts["byStatus"][number] & { bucket: Date | null; channel: string | null; status: string | null }
+  >(
+    `SELECT ${bucket} AS bucket, r.channel, r.status, sum(r.conversations)::int AS conversations,
             sum(r.escalated)::int AS escalated, sum(r.declined)::int AS declined
        FROM ${q.source(conversationFigure)}
-      GROUP BY 1, 2, 3`,
+      GROUP BY GROUPING SETS ((${bucket}, r.channel), (r.status))`,
     q.values,
   );
+  const counts: ConversationCounts = { byBucket: [], byStatus: [] };
+  for (const row of rows) {
+    const { bucket: start, channel, status, ...figures } = row;
+    if (status === null) counts.byBucket.push({ bucket: start!, channel: channel!, conversations: figures.conversations });
+    else counts.byStatus.push({ ...figures, status });
+  }
+  return counts;
 }
 
-export interface MessageRow {
-  bucket: Date;
-  role: string;
-  intent: string | null;
-  messages: number;
-  tokens: number;
-  grounded: number;
-  graded: number;
+export interface MessageCounts {
+  /** Messages by bucket and role (the series), with the tokens of the AI's answers. */
+  byBucket: Array<{ bucket: Date; role: string; messages: number; tokens: number }>;
+  /** The window's messages by role and intent, with tokens and grounding of the AI's answers. */
+  byIntent: Array<{ role: string; intent: string | null; messages: number; tokens: number; grounded: number; graded: number }>;
 }
 
-/** Messages by bucket, role and intent, with tokens and grounding of the AI's answers. */
-export function messageCounts(sql: AnalyticsSql, w: Window): Promise<MessageRow[]> {
+/** The window's messages, in one statement of two grouping sets (as conversationCounts). */
+export async function messageCounts(sql: AnalyticsSql, w: Window): Promise<MessageCounts> {
   const q = bind(w);
-  return sql.query<MessageRow>(
-    `SELECT ${q.bucketOf("r.day")} AS bucket, r.role, nullif(r.intent, '') AS intent,
+  const bucket = q.bucketOf("r.day");
+  const rows = await sql.query<MessageCounts["byIntent"][number] & { bucket: Date | null }>(
+    `SELECT ${bucket} AS bucket, r.role, nullif(r.intent, '') AS intent,
             sum(r.messages)::int AS messages, sum(r.tokens)::float8 AS tokens,
             sum(r.grounded)::int AS grounded, sum(r.graded)::int AS graded
        FROM ${q.source(messageFigure)}
-      GROUP BY 1, 2, 3`,
+      GROUP BY GROUPING SETS ((${bucket}, r.role), (r.role, nullif(r.intent, '')))`,
     q.values,
   );
+  const counts: MessageCounts = { byBucket: [], byIntent: [] };
+  for (const row of rows) {
+    if (row.bucket === null) counts.byIntent.push(row);
+    else counts.byBucket.push({ bucket: row.bucket, role: row.role, messages: row.messages, tokens: row.tokens });
+  }
+  return counts;
 }
 
 export interface EscalationRow {

@@ -5,7 +5,6 @@ import {
   type FeedbackRow,
   feedbackCounts,
   humanTimes,
-  type MessageRow,
   messageCounts,
   unansweredQuestions,
   type Window,
@@ -84,7 +83,7 @@ function tally<R>(rows: R[], key: (row: R) => string | null, value: (row: R) => 
 }
 
 const sum = <R>(rows: R[], value: (row: R) => number) => rows.reduce((total, row) => total + value(row), 0);
-const messagesOf = (rows: MessageRow[], role: string) =>
+const messagesOf = (rows: Array<{ role: string; messages: number }>, role: string) =>
   sum(
     rows.filter((m) => m.role === role),
     (m) => m.messages,
@@ -143,11 +142,11 @@ export async function analyticsReport(services: Services, w: Window): Promise<An
     unansweredQuestions(sql, w, unansweredCount),
     feedbackCounts(sql, w),
   ]);
-  const total = sum(conversations, (c) => c.conversations);
-  const escalated = sum(conversations, (c) => c.escalated);
-  const declined = sum(conversations, (c) => c.declined);
-  const answers = sum(messages, (m) => m.graded);
-  const grounded = sum(messages, (m) => m.grounded);
+  const total = sum(conversations.byStatus, (c) => c.conversations);
+  const escalated = sum(conversations.byStatus, (c) => c.escalated);
+  const declined = sum(conversations.byStatus, (c) => c.declined);
+  const answers = sum(messages.byIntent, (m) => m.graded);
+  const grounded = sum(messages.byIntent, (m) => m.grounded);
   const inBucket = <R extends { bucket: Date }>(rows: R[], start: Date) =>
     rows.filter((r) => r.bucket.getTime() === start.getTime());
   return {
@@ -158,21 +157,21 @@ export async function analyticsReport(services: Services, w: Window): Promise<An
     conversations: {
       total,
       byChannel: tally(
-        conversations,
+        conversations.byBucket,
         (c) => c.channel,
         (c) => c.conversations,
       ),
       byStatus: tally(
-        conversations,
+        conversations.byStatus,
         (c) => c.status,
         (c) => c.conversations,
       ),
     },
     messages: {
-      total: sum(messages, (m) => m.messages),
-      customer: messagesOf(messages, "customer"),
-      ai: messagesOf(messages, "assistant"),
-      agent: messagesOf(messages, "agent"),
+      total: sum(messages.byIntent, (m) => m.messages),
+      customer: messagesOf(messages.byIntent, "customer"),
+      ai: messagesOf(messages.byIntent, "assistant"),
+      agent: messagesOf(messages.byIntent, "agent"),
     },
     aiResolved: total - escalated - declined,
     aiResolutionRate: ratio(total - escalated - declined, total),
@@ -190,7 +189,7 @@ export async function analyticsReport(services: Services, w: Window): Promise<An
     firstResponseTime: { count: times.responded, medianSeconds: times.response_p50, p90Seconds: times.response_p90 },
     resolutionTime: { count: times.resolved, medianSeconds: times.resolution_p50, p90Seconds: times.resolution_p90 },
     topIntents: tally(
-      messages,
+      messages.byIntent,
       (m) => (m.role === "customer" ? m.intent : null),
       (m) => m.messages,
     ).slice(0, topIntentCount),
@@ -201,15 +200,15 @@ export async function analyticsReport(services: Services, w: Window): Promise<An
       lastAskedAt: u.last_asked_at,
       conversationId: u.conversation_id,
     })),
-    tokensUsed: sum(messages, (m) => m.tokens),
+    tokensUsed: sum(messages.byIntent, (m) => m.tokens),
     feedback: feedbackByChannel(feedback),
     series: bucketStarts(w).map((start) => {
-      const bucketMessages = inBucket(messages, start);
+      const bucketMessages = inBucket(messages.byBucket, start);
       return {
         start,
-        conversations: sum(inBucket(conversations, start), (c) => c.conversations),
+        conversations: sum(inBucket(conversations.byBucket, start), (c) => c.conversations),
         conversationsByChannel: tally(
-          inBucket(conversations, start),
+          inBucket(conversations.byBucket, start),
           (c) => c.channel,
           (c) => c.conversations,
         ),
