@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { rollupQueue } from "../../src/analytics/rollups.js";
 import { enforceRetention } from "../../src/retention/enforce.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 
@@ -428,6 +429,34 @@ describe("analytics rollups", () => {
       [tenantId],
     );
     expect(left).toEqual([]);
+    await expectSameAsRaw();
+  });
+
+  it("are rolled up by the worker for every tenant, whether or not anyone reads them, and the next run booked", async () => {
+    await app.services.db.prisma.message.create({
+      data: {
+        id: "msg_roll_worker",
+        tenantId,
+        conversationId: "conv_roll_2",
+        role: "customer",
+        content: "One more thing",
+        createdAt: new Date(firstDay + 2 * dayMs + 7_200_000),
+      },
+    });
+    const stale = async () =>
+      (await app.services.db.sql.query<{ n: number }>("SELECT count(*)::int AS n FROM analytics_stale_days"))[0]!.n;
+    expect(await stale()).toBeGreaterThan(0);
+    const run = await app.services.jobs.enqueue({ queue: rollupQueue });
+    app.startWorker();
+    await vi.waitFor(
+      async () => {
+        const job = await app.services.db.prisma.job.findUniqueOrThrow({ where: { id: run } });
+        expect(job.status).toBe("completed");
+      },
+      { timeout: 60_000, interval: 100 },
+    );
+    expect(await stale()).toBe(0);
+    expect(await app.services.db.prisma.job.count({ where: { queue: rollupQueue, status: "pending" } })).toBe(1);
     await expectSameAsRaw();
   });
 });
