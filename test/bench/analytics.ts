@@ -8,6 +8,8 @@ const spanDays = numberFrom("BENCH_ANALYTICS_DAYS", 90);
 const requests = numberFrom("BENCH_ANALYTICS_REQUESTS", 30);
 const replies = numberFrom("BENCH_ANALYTICS_REPLIES", 50);
 const dayMs = 24 * 3600_000;
+// Issue 14: every window, the whole 90 days included (flat in the window's length).
+const targetMs = 100;
 const phoneNumberId = "240000000000001";
 
 // Ten channels, twelve intents, forty questions: enough variety for every GROUP BY to have real work.
@@ -165,10 +167,10 @@ export async function benchAnalytics(): Promise<void> {
   console.log(
     `\n### GET /api/analytics over ${thousands(conversations)} conversations and ${thousands(conversations * messagesEach)} messages (${spanDays} days), ${requests} requests each\n`,
   );
-  console.log("| database | window | first (ms) | p50 (ms) | p90 (ms) | max (ms) |");
-  console.log("|---|---|---:|---:|---:|---:|");
+  console.log("| database | window | first (ms) | p50 (ms) | p90 (ms) | max (ms) | target p50 (issue 14) |");
+  console.log("|---|---|---:|---:|---:|---:|---:|");
   if (!postgres) {
-    console.log(noteRow(6, 0, unreachable ?? "not measured"));
+    console.log(noteRow(7, 0, unreachable ?? "not measured"));
     return;
   }
   const providers = await startFakeProviders();
@@ -180,7 +182,7 @@ export async function benchAnalytics(): Promise<void> {
     for (const row of await measureAnalytics(app, apiKey)) {
       const ms = (p: number) => fixed(percentile(row.times, p), 1);
       console.log(
-        `| PostgreSQL | ${row.query} | ${fixed(row.first, 1)} | ${ms(0.5)} | ${ms(0.9)} | ${fixed(row.times.at(-1)!, 1)} |`,
+        `| PostgreSQL | ${row.query} | ${fixed(row.first, 1)} | ${ms(0.5)} | ${ms(0.9)} | ${fixed(row.times.at(-1)!, 1)} | ≤ ${targetMs} |`,
       );
     }
     console.log(
