@@ -1,4 +1,5 @@
 import type { Server } from "node:http";
+import { startRollupSchedule } from "./analytics/rollups.js";
 import { startAuditRecovery } from "./audit/intents.js";
 import { loadConfig, publicBaseUrl } from "./config.js";
 import { createApp } from "./http/app.js";
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     await startResyncSchedule(services);
     await startRetentionSchedule(services);
     await startAuditRecovery(services);
+    await startRollupSchedule(services);
   }
 
   if (demo) {

@@ -1,9 +1,19 @@
+import {
+  conversationFigure,
+  escalationFigure,
+  type Figure,
+  feedbackFigure,
+  messageFigure,
+  ofOneChannel,
+  questionFigure,
+} from "./days.js";
 import type { AnalyticsSql } from "./sql.js";
 
 /**
- * The analytics figures in SQL (README, Analytics). Each query reads one index range of the tenant's window:
- * messages and conversations from covering indexes (no table rows read without a channel filter), escalations
- * from their tenant and time index. Raw SQL, so the tenant is named here: every query filters `tenant_id = $1`.
+ * The report's figures in SQL (README, Analytics). Whole UTC days of the window come from the rollup tables
+ * (src/analytics/rollups.ts keeps them), the partial days at either end from the raw tables (src/analytics/days.ts,
+ * the same queries the rollups are computed with), so that a report reads at most a row per day and dimension
+ * whatever the window's length. Raw SQL, so the tenant is named here: every query filters `tenant_id = $1`.
  */
 export interface Window {
   tenantId: string;
@@ -13,9 +23,25 @@ export interface Window {
   granularity: "day" | "week";
 }
 
-/** The window's values as query parameters: tenant $1, from $2, to $3, then the channel and bucket size as used. */
-function bind(w: Window) {
-  const values: unknown[] = [w.tenantId, w.from, w.to];
+const dayMs = 86_400_000;
+
+/**
+ * The whole days of `[from, to)`, as `[from, to)` of day starts: empty when the window lies within a day, the
+ * window's `to` then standing for both ends so that the live parts before and after them cover it once.
+ */
+export function wholeDays(w: Pick<Window, "from" | "to">): { from: Date; to: Date } {
+  const first = new Date(Math.ceil(w.from.getTime() / dayMs) * dayMs);
+  const last = new Date(Math.floor(w.to.getTime() / dayMs) * dayMs);
+  return first <= last ? { from: first, to: last } : { from: w.to, to: w.to };
+}
+
+/**
+ * The window's values as query parameters: tenant $1, from $2, to $3, its whole days $4 to $5 for a query that reads
+ * the rollups, then the channel and bucket size as used.
+ */
+function bind(w: Window, rolledUp = true) {
+  const days = wholeDays(w);
+  const values: unknown[] = rolledUp ? [w.tenantId, w.from, w.to, days.from, days.to] : [w.tenantId, w.from, w.to];
   const channel = w.channel ? `$${values.push(w.channel)}` : null;
   let size: string | null = null;
   /**
@@ -26,68 +52,83 @@ function bind(w: Window) {
     size ??= `$${values.push(w.granularity === "week" ? "7 days" : "1 day")}`;
     return `date_bin(${size}::interval, ${column}, '2000-01-03T00:00:00Z')`;
   };
-  /** Joins the conversation of `alias`'s rows when the window is one channel's. */
-  const onChannel = (alias: string) =>
-    channel ? `JOIN conversations cc ON cc.id = ${alias}.conversation_id AND cc.channel = ${channel}` : "";
-  return { values, channel, bucketOf, onChannel };
+  /** Keeps `alias`'s rows of the window's channel, if it has one. */
+  const onChannel = (alias: string) => (channel ? ofOneChannel(alias, channel) : "");
+  /** The rolled-up rows of the window's channel, or those over all channels if the figure has them. */
+  const rolledUpChannel = (figure: Figure) =>
+    channel ? `AND channel = ${channel}` : figure.allChannels ? "AND channel = '*'" : "";
+  /** A figure's rows per day and channel over the window: rolled-up whole days, and the partial ones live. */
+  const source = (figure: Figure) => `(
+    SELECT ${figure.columns.join(", ")} FROM ${figure.table}
+     WHERE tenant_id = $1 AND day >= $4 AND day < $5 ${rolledUpChannel(figure)}
+    UNION ALL ${figure.daily({ tenant: "$1", from: "$2", to: "$4", channel, byChannel: false })}
+    UNION ALL ${figure.daily({ tenant: "$1", from: "$5", to: "$3", channel, byChannel: false })}) r`;
+  return { values, channel, bucketOf, onChannel, source };
 }
 
-export interface ConversationRow {
-  bucket: Date;
-  channel: string;
-  status: string;
-  conversations: number;
-  escalated: number;
-  /** Never escalated, but the AI's last graded answer was a decline ("I'm not sure…"): the customer went unanswered. */
-  declined: number;
-}
-
-/** New conversations by bucket, channel and status, with how many were ever escalated, or left with a decline. */
-export function conversationCounts(sql: AnalyticsSql, w: Window): Promise<ConversationRow[]> {
-  const q = bind(w);
-  return sql.query<ConversationRow>(
-    `SELECT ${q.bucketOf("c.created_at")} AS bucket, c.channel, c.status,
-            count(*)::int AS conversations, count(e.conversation_id)::int AS escalated,
-            count(*) FILTER (WHERE e.conversation_id IS NULL AND last_answer.grounded = false)::int AS declined
-       FROM conversations c
-       -- A conversation's escalations come after it started: those of the window's conversations are in the window's range onwards.
-       LEFT JOIN (SELECT DISTINCT conversation_id FROM escalations WHERE tenant_id = $1 AND created_at >= $2) e
-              ON e.conversation_id = c.id
-       LEFT JOIN LATERAL (SELECT m.grounded FROM messages m
-                           WHERE m.conversation_id = c.id AND m.role = 'assistant' AND m.grounded IS NOT NULL
-                           ORDER BY m.created_at DESC LIMIT 1) last_answer ON true
-      WHERE c.tenant_id = $1 AND c.created_at >= $2 AND c.created_at < $3 ${q.channel ? `AND c.channel = ${q.channel}` : ""}
-      GROUP BY 1, 2, 3`,
-    q.values,
-  );
-}
-
-export interface MessageRow {
-  bucket: Date;
-  role: string;
-  intent: string | null;
-  messages: number;
-  tokens: number;
-  grounded: number;
-  graded: number;
+export interface ConversationCounts {
+  /** New conversations by bucket and channel (the series). */
+  byBucket: Array<{ bucket: Date; channel: string; conversations: number }>;
+  /** The window's new conversations by status now, with how many were ever escalated, or left with a decline. */
+  byStatus: Array<{
+    status: string;
+    conversations: number;
+    escalated: number;
+    /** Never escalated, but the AI's last graded answer was a decline ("I'm not sure…"): the customer went unanswered. */
+    declined: number;
+  }>;
 }
 
 /**
- * Messages by bucket, role and intent, with tokens and grounding of the AI's answers. Grouping by the columns
- * themselves (not an expression of them) lets the planner use their statistics and aggregate in a hash table.
+ * The window's new conversations, in one statement of two grouping sets: a few rows per bucket and per status,
+ * rather than one per bucket, channel and status.
  */
-export function messageCounts(sql: AnalyticsSql, w: Window): Promise<MessageRow[]> {
+export async function conversationCounts(sql: AnalyticsSql, w: Window): Promise<ConversationCounts> {
   const q = bind(w);
-  return sql.query<MessageRow>(
-    `SELECT ${q.bucketOf("m.created_at")} AS bucket, m.role,
-            m.intent,
-            count(*)::int AS messages, coalesce(sum(m.tokens_used), 0)::float8 AS tokens,
-            count(*) FILTER (WHERE m.grounded)::int AS grounded, count(m.grounded)::int AS graded
-       FROM messages m ${q.onChannel("m")}
-      WHERE m.tenant_id = $1 AND m.created_at >= $2 AND m.created_at < $3
-      GROUP BY 1, 2, 3`,
+  const bucket = q.bucketOf("r.day");
+  const rows = await sql.query<
+    ConversationCounts["byStatus"][number] & { bucket: Date | null; channel: string | null; status: string | null }
+  >(
+    `SELECT ${bucket} AS bucket, r.channel, r.status, sum(r.conversations)::int AS conversations,
+            sum(r.escalated)::int AS escalated, sum(r.declined)::int AS declined
+       FROM ${q.source(conversationFigure)}
+      GROUP BY GROUPING SETS ((${bucket}, r.channel), (r.status))`,
     q.values,
   );
+  const counts: ConversationCounts = { byBucket: [], byStatus: [] };
+  for (const row of rows) {
+    const { bucket: start, channel, status, ...figures } = row;
+    if (status === null) counts.byBucket.push({ bucket: start!, channel: channel!, conversations: figures.conversations });
+    else counts.byStatus.push({ ...figures, status });
+  }
+  return counts;
+}
+
+export interface MessageCounts {
+  /** Messages by bucket and role (the series), with the tokens of the AI's answers. */
+  byBucket: Array<{ bucket: Date; role: string; messages: number; tokens: number }>;
+  /** The window's messages by role and intent, with tokens and grounding of the AI's answers. */
+  byIntent: Array<{ role: string; intent: string | null; messages: number; tokens: number; grounded: number; graded: number }>;
+}
+
+/** The window's messages, in one statement of two grouping sets (as conversationCounts). */
+export async function messageCounts(sql: AnalyticsSql, w: Window): Promise<MessageCounts> {
+  const q = bind(w);
+  const bucket = q.bucketOf("r.day");
+  const rows = await sql.query<MessageCounts["byIntent"][number] & { bucket: Date | null }>(
+    `SELECT ${bucket} AS bucket, r.role, nullif(r.intent, '') AS intent,
+            sum(r.messages)::int AS messages, sum(r.tokens)::float8 AS tokens,
+            sum(r.grounded)::int AS grounded, sum(r.graded)::int AS graded
+       FROM ${q.source(messageFigure)}
+      GROUP BY GROUPING SETS ((${bucket}, r.role), (r.role, nullif(r.intent, '')))`,
+    q.values,
+  );
+  const counts: MessageCounts = { byBucket: [], byIntent: [] };
+  for (const row of rows) {
+    if (row.bucket === null) counts.byIntent.push(row);
+    else counts.byBucket.push({ bucket: row.bucket, role: row.role, messages: row.messages, tokens: row.tokens });
+  }
+  return counts;
 }
 
 export interface EscalationRow {
@@ -101,10 +142,9 @@ export interface EscalationRow {
 export function escalationCounts(sql: AnalyticsSql, w: Window): Promise<EscalationRow[]> {
   const q = bind(w);
   return sql.query<EscalationRow>(
-    `SELECT ${q.bucketOf("e.created_at")} AS bucket, e.reason, count(*)::int AS escalations,
-            count(*) FILTER (WHERE e.out_of_hours)::int AS out_of_hours
-       FROM escalations e ${q.onChannel("e")}
-      WHERE e.tenant_id = $1 AND e.created_at >= $2 AND e.created_at < $3
+    `SELECT ${q.bucketOf("r.day")} AS bucket, r.reason, sum(r.escalations)::int AS escalations,
+            sum(r.out_of_hours)::int AS out_of_hours
+       FROM ${q.source(escalationFigure)}
       GROUP BY 1, 2`,
     q.values,
   );
@@ -112,36 +152,22 @@ export function escalationCounts(sql: AnalyticsSql, w: Window): Promise<Escalati
 
 export interface FeedbackRow {
   channel: string;
+  /** Thumbs given in the window (their current rating: one per message). */
   up: number;
   down: number;
-}
-
-/** Thumbs given in the window (their current rating: one per message), by channel. */
-export function feedbackCounts(sql: AnalyticsSql, w: Window): Promise<FeedbackRow[]> {
-  const q = bind(w);
-  return sql.query<FeedbackRow>(
-    `SELECT f.channel, count(*) FILTER (WHERE f.rating = 'up')::int AS up, count(*) FILTER (WHERE f.rating = 'down')::int AS down
-       FROM message_feedback f
-      WHERE f.tenant_id = $1 AND f.created_at >= $2 AND f.created_at < $3 ${q.channel ? `AND f.channel = ${q.channel}` : ""}
-      GROUP BY 1`,
-    q.values,
-  );
-}
-
-export interface SurveyRow {
-  channel: string;
+  /** Satisfaction questions asked in the window, with their answers. */
   asked: number;
   answered: number;
   score_sum: number;
 }
 
-/** Satisfaction questions asked in the window, by channel, with their answers. */
-export function surveyCounts(sql: AnalyticsSql, w: Window): Promise<SurveyRow[]> {
+/** Thumbs and satisfaction surveys of the window, by channel. */
+export function feedbackCounts(sql: AnalyticsSql, w: Window): Promise<FeedbackRow[]> {
   const q = bind(w);
-  return sql.query<SurveyRow>(
-    `SELECT s.channel, count(*)::int AS asked, count(s.score)::int AS answered, coalesce(sum(s.score), 0)::int AS score_sum
-       FROM satisfaction_surveys s
-      WHERE s.tenant_id = $1 AND s.asked_at >= $2 AND s.asked_at < $3 ${q.channel ? `AND s.channel = ${q.channel}` : ""}
+  return sql.query<FeedbackRow>(
+    `SELECT r.channel, sum(r.up)::int AS up, sum(r.down)::int AS down, sum(r.asked)::int AS asked,
+            sum(r.answered)::int AS answered, sum(r.score_sum)::int AS score_sum
+       FROM ${q.source(feedbackFigure)}
       GROUP BY 1`,
     q.values,
   );
@@ -156,9 +182,12 @@ export interface HumanTimes {
   resolution_p90: number | null;
 }
 
-/** Seconds from escalation to an agent's first reply, and to resolution, of the window's escalations. */
+/**
+ * Seconds from escalation to an agent's first reply, and to resolution, of the window's escalations. From the
+ * escalations themselves: an interpolated percentile needs every value, which day rows cannot sum.
+ */
 export async function humanTimes(sql: AnalyticsSql, w: Window): Promise<HumanTimes> {
-  const q = bind(w);
+  const q = bind(w, false);
   const seconds = (end: string) => `extract(epoch FROM e.${end} - e.created_at)::float8`;
   const [row] = await sql.query<HumanTimes>(
     `SELECT count(e.first_response_at)::int AS responded,
@@ -181,30 +210,13 @@ export interface UnansweredRow {
   conversation_id: string;
 }
 
-/**
- * The customer questions the AI could not ground an answer for, most asked first: for each ungrounded AI answer
- * (a partial index), the customer message just before it. Identical texts are counted first and only the
- * distinct ones normalised (case, spaces, end punctuation) and merged: far fewer regular expressions to run.
- */
+/** The customer questions the AI could not ground an answer for, most asked first (src/analytics/days.ts). */
 export function unansweredQuestions(sql: AnalyticsSql, w: Window, limit: number): Promise<UnansweredRow[]> {
   const q = bind(w);
   return sql.query<UnansweredRow>(
-    `WITH asked AS (
-       SELECT p.content, count(*) AS asked, max(p.created_at) AS last_asked_at,
-              (array_agg(p.conversation_id ORDER BY p.created_at DESC))[1] AS conversation_id
-         FROM messages a ${q.onChannel("a")}
-        CROSS JOIN LATERAL (
-              SELECT content, created_at, conversation_id
-                FROM messages
-               WHERE conversation_id = a.conversation_id AND created_at <= a.created_at AND role = 'customer'
-               ORDER BY created_at DESC
-               LIMIT 1) p
-        WHERE a.tenant_id = $1 AND a.created_at >= $2 AND a.created_at < $3 AND a.role = 'assistant' AND a.grounded = false
-        GROUP BY p.content)
-     SELECT regexp_replace(lower(btrim(regexp_replace(content, '\\s+', ' ', 'g'))), '[\\s?!.]+$', '') AS question,
-            sum(asked)::int AS asked, max(last_asked_at) AS last_asked_at,
-            (array_agg(conversation_id ORDER BY last_asked_at DESC))[1] AS conversation_id
-       FROM asked
+    `SELECT r.question, sum(r.asked)::int AS asked, max(r.last_asked_at) AS last_asked_at,
+            (array_agg(r.conversation_id ORDER BY r.last_asked_at DESC))[1] AS conversation_id
+       FROM ${q.source(questionFigure)}
       GROUP BY 1
       ORDER BY asked DESC, last_asked_at DESC
       LIMIT ${Math.trunc(limit)}`,

@@ -5,13 +5,12 @@ import {
   type FeedbackRow,
   feedbackCounts,
   humanTimes,
-  type MessageRow,
   messageCounts,
-  type SurveyRow,
-  surveyCounts,
   unansweredQuestions,
   type Window,
+  wholeDays,
 } from "./queries.js";
+import { refreshRollups } from "./rollups.js";
 import { analyticsSql } from "./sql.js";
 
 export type { Window } from "./queries.js";
@@ -84,44 +83,39 @@ function tally<R>(rows: R[], key: (row: R) => string | null, value: (row: R) => 
 }
 
 const sum = <R>(rows: R[], value: (row: R) => number) => rows.reduce((total, row) => total + value(row), 0);
-const messagesOf = (rows: MessageRow[], role: string) =>
+const messagesOf = (rows: Array<{ role: string; messages: number }>, role: string) =>
   sum(
     rows.filter((m) => m.role === role),
     (m) => m.messages,
   );
 const ratio = (part: number, whole: number) => (whole ? part / whole : null);
 
-function feedbackFigures(thumbs: FeedbackRow[], surveys: SurveyRow[]): FeedbackFigures {
-  const up = sum(thumbs, (f) => f.up);
-  const down = sum(thumbs, (f) => f.down);
-  const answered = sum(surveys, (s) => s.answered);
+function feedbackFigures(rows: FeedbackRow[]): FeedbackFigures {
+  const up = sum(rows, (f) => f.up);
+  const down = sum(rows, (f) => f.down);
+  const answered = sum(rows, (s) => s.answered);
   return {
     up,
     down,
     rate: ratio(up, up + down),
     satisfaction: {
-      asked: sum(surveys, (s) => s.asked),
+      asked: sum(rows, (s) => s.asked),
       answered,
       average: ratio(
-        sum(surveys, (s) => s.score_sum),
+        sum(rows, (s) => s.score_sum),
         answered,
       ),
     },
   };
 }
 
-/** The feedback figures of the window, and of each channel that has any. */
-function feedbackByChannel(thumbs: FeedbackRow[], surveys: SurveyRow[]): AnalyticsReport["feedback"] {
-  const channels = [...new Set([...thumbs, ...surveys].map((r) => r.channel))].sort();
+/** The feedback figures of the window, and of each channel that has any (a row per channel). */
+function feedbackByChannel(rows: FeedbackRow[]): AnalyticsReport["feedback"] {
   return {
-    ...feedbackFigures(thumbs, surveys),
-    byChannel: channels.map((channel) => ({
-      channel,
-      ...feedbackFigures(
-        thumbs.filter((f) => f.channel === channel),
-        surveys.filter((s) => s.channel === channel),
-      ),
-    })),
+    ...feedbackFigures(rows),
+    byChannel: rows
+      .map((row) => ({ channel: row.channel, ...feedbackFigures([row]) }))
+      .sort((a, b) => a.channel.localeCompare(b.channel)),
   };
 }
 
@@ -139,20 +133,20 @@ function bucketStarts(w: Window): Date[] {
 /** The figures of one tenant's window (README, Analytics, defines each). */
 export async function analyticsReport(services: Services, w: Window): Promise<AnalyticsReport> {
   const sql = analyticsSql(services);
-  const [conversations, messages, escalations, times, unanswered, thumbs, surveys] = await Promise.all([
+  await refreshRollups(services, w.tenantId, wholeDays(w));
+  const [conversations, messages, escalations, times, unanswered, feedback] = await Promise.all([
     conversationCounts(sql, w),
     messageCounts(sql, w),
     escalationCounts(sql, w),
     humanTimes(sql, w),
     unansweredQuestions(sql, w, unansweredCount),
     feedbackCounts(sql, w),
-    surveyCounts(sql, w),
   ]);
-  const total = sum(conversations, (c) => c.conversations);
-  const escalated = sum(conversations, (c) => c.escalated);
-  const declined = sum(conversations, (c) => c.declined);
-  const answers = sum(messages, (m) => m.graded);
-  const grounded = sum(messages, (m) => m.grounded);
+  const total = sum(conversations.byStatus, (c) => c.conversations);
+  const escalated = sum(conversations.byStatus, (c) => c.escalated);
+  const declined = sum(conversations.byStatus, (c) => c.declined);
+  const answers = sum(messages.byIntent, (m) => m.graded);
+  const grounded = sum(messages.byIntent, (m) => m.grounded);
   const inBucket = <R extends { bucket: Date }>(rows: R[], start: Date) =>
     rows.filter((r) => r.bucket.getTime() === start.getTime());
   return {
@@ -163,21 +157,21 @@ export async function analyticsReport(services: Services, w: Window): Promise<An
     conversations: {
       total,
       byChannel: tally(
-        conversations,
+        conversations.byBucket,
         (c) => c.channel,
         (c) => c.conversations,
       ),
       byStatus: tally(
-        conversations,
+        conversations.byStatus,
         (c) => c.status,
         (c) => c.conversations,
       ),
     },
     messages: {
-      total: sum(messages, (m) => m.messages),
-      customer: messagesOf(messages, "customer"),
-      ai: messagesOf(messages, "assistant"),
-      agent: messagesOf(messages, "agent"),
+      total: sum(messages.byIntent, (m) => m.messages),
+      customer: messagesOf(messages.byIntent, "customer"),
+      ai: messagesOf(messages.byIntent, "assistant"),
+      agent: messagesOf(messages.byIntent, "agent"),
     },
     aiResolved: total - escalated - declined,
     aiResolutionRate: ratio(total - escalated - declined, total),
@@ -195,7 +189,7 @@ export async function analyticsReport(services: Services, w: Window): Promise<An
     firstResponseTime: { count: times.responded, medianSeconds: times.response_p50, p90Seconds: times.response_p90 },
     resolutionTime: { count: times.resolved, medianSeconds: times.resolution_p50, p90Seconds: times.resolution_p90 },
     topIntents: tally(
-      messages,
+      messages.byIntent,
       (m) => (m.role === "customer" ? m.intent : null),
       (m) => m.messages,
     ).slice(0, topIntentCount),
@@ -206,15 +200,15 @@ export async function analyticsReport(services: Services, w: Window): Promise<An
       lastAskedAt: u.last_asked_at,
       conversationId: u.conversation_id,
     })),
-    tokensUsed: sum(messages, (m) => m.tokens),
-    feedback: feedbackByChannel(thumbs, surveys),
+    tokensUsed: sum(messages.byIntent, (m) => m.tokens),
+    feedback: feedbackByChannel(feedback),
     series: bucketStarts(w).map((start) => {
-      const bucketMessages = inBucket(messages, start);
+      const bucketMessages = inBucket(messages.byBucket, start);
       return {
         start,
-        conversations: sum(inBucket(conversations, start), (c) => c.conversations),
+        conversations: sum(inBucket(conversations.byBucket, start), (c) => c.conversations),
         conversationsByChannel: tally(
-          inBucket(conversations, start),
+          inBucket(conversations.byBucket, start),
           (c) => c.channel,
           (c) => c.conversations,
         ),

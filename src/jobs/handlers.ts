@@ -1,3 +1,4 @@
+import { refreshAllRollups, rollupQueue } from "../analytics/rollups.js";
 import { auditRecoveryQueue, runAuditRecovery } from "../audit/intents.js";
 import { inboundQueue, processInbound } from "../channels/inbound-job.js";
 import { evaluationQueue, runQueuedEvaluation } from "../evaluations/job.js";
@@ -28,5 +29,8 @@ export const jobHandlers: Record<string, JobHandler> = {
   [retentionQueue]: (job, services) => runQueuedRetention(services, job.tenantId),
   [auditRecoveryQueue]: async (_job, services) => {
     await runAuditRecovery(services);
+  },
+  [rollupQueue]: async (_job, services) => {
+    await refreshAllRollups(services);
   },
 };

@@ -8,6 +8,8 @@ const spanDays = numberFrom("BENCH_ANALYTICS_DAYS", 90);
 const requests = numberFrom("BENCH_ANALYTICS_REQUESTS", 30);
 const replies = numberFrom("BENCH_ANALYTICS_REPLIES", 50);
 const dayMs = 24 * 3600_000;
+// Issue 14: every window, the whole 90 days included (flat in the window's length).
+const targetMs = 100;
 const phoneNumberId = "240000000000001";
 
 // Ten channels, twelve intents, forty questions: enough variety for every GROUP BY to have real work.
@@ -76,6 +78,8 @@ async function messagePlan(app: TestApp, tenantId: string): Promise<string> {
 
 interface Row {
   query: string;
+  /** The first request: it also rolls up the days of its window that no report has read since they changed. */
+  first: number;
   times: number[];
 }
 
@@ -94,8 +98,10 @@ async function measureAnalytics(app: TestApp, key: string): Promise<Row[]> {
       const res = await app.request(`/api/analytics?${query}`, { key });
       if (res.status !== 200) throw new Error(`analytics answered ${res.status}: ${JSON.stringify(res.body)}`);
     };
+    const t0 = performance.now();
     await get();
-    rows.push({ query: label!, times: await latencies(Array.from({ length: requests }), get) });
+    const first = performance.now() - t0;
+    rows.push({ query: label!, first, times: await latencies(Array.from({ length: requests }), get) });
   }
   return rows;
 }
@@ -161,10 +167,10 @@ export async function benchAnalytics(): Promise<void> {
   console.log(
     `\n### GET /api/analytics over ${thousands(conversations)} conversations and ${thousands(conversations * messagesEach)} messages (${spanDays} days), ${requests} requests each\n`,
   );
-  console.log("| database | window | p50 (ms) | p90 (ms) | max (ms) |");
-  console.log("|---|---|---:|---:|---:|");
+  console.log("| database | window | first (ms) | p50 (ms) | p90 (ms) | max (ms) | target p50 (issue 14) |");
+  console.log("|---|---|---:|---:|---:|---:|---:|");
   if (!postgres) {
-    console.log(noteRow(5, 0, unreachable ?? "not measured"));
+    console.log(noteRow(7, 0, unreachable ?? "not measured"));
     return;
   }
   const providers = await startFakeProviders();
@@ -175,10 +181,14 @@ export async function benchAnalytics(): Promise<void> {
     const plan = await messagePlan(app, tenantId);
     for (const row of await measureAnalytics(app, apiKey)) {
       const ms = (p: number) => fixed(percentile(row.times, p), 1);
-      console.log(`| PostgreSQL | ${row.query} | ${ms(0.5)} | ${ms(0.9)} | ${fixed(row.times.at(-1)!, 1)} |`);
+      console.log(
+        `| PostgreSQL | ${row.query} | ${fixed(row.first, 1)} | ${ms(0.5)} | ${ms(0.9)} | ${fixed(row.times.at(-1)!, 1)} | ≤ ${targetMs} |`,
+      );
     }
     console.log(
-      `\nSeeded in ${fixed(seconds, 1)} s (INSERT … SELECT generate_series, then VACUUM ANALYZE). Messages read by: ${plan}.`,
+      `\nSeeded in ${fixed(seconds, 1)} s (INSERT … SELECT generate_series, then VACUUM ANALYZE). Messages read by: ${plan}.` +
+        " *first*: the first request of the row, which rolls up the days of its window that were not (all of the" +
+        " seeded days for the first row, the older 60 for the last).",
     );
 
     app.startWorker();

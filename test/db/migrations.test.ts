@@ -20,6 +20,7 @@ const postgresType: Record<string, string> = {
   Json: "jsonb",
   Float: "double precision",
   Bytes: "bytea",
+  BigInt: "bigint",
 };
 
 /** Columns Prisma declares as Unsupported(...) types: not in the DMMF, read from the schema file. */
