@@ -15,8 +15,9 @@ const endpointInput = z.object({
   url: z
     .string()
     .trim()
-    .max(2_000)
-    .url()
+    // Zod runs the refinements below even after a failed check unless it aborts: they may only see a parsed URL.
+    .max(2_000, { abort: true })
+    .url({ abort: true })
     .refine((u) => /^https?:\/\//i.test(u), "must be an http or https URL")
     .refine((u) => !new URL(u).username && !new URL(u).password, "must not carry a user name or password"),
   eventTypes: z

@@ -310,6 +310,11 @@ describe("event notifications", () => {
       body: { url: "https://user:pass@example.com/", event_types: ["message.sent"] },
     });
     expect(withUser.status).toBe(422);
+    for (const url of ["not a url", "é".repeat(300), "https://"]) {
+      const res = await app.request("/api/webhooks", { key: bank.apiKey, body: { url, event_types: ["message.sent"] } });
+      expect(res.status, url).toBe(422);
+      expect(res.body).toMatchObject({ code: "VALIDATION", details: [expect.objectContaining({ path: "url" })] });
+    }
 
     // A host name is checked when the connection is made: here it resolves to an intranet address.
     const egress = app.services.egress;
