@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { embeddingDimensions } from "../ai/embeddings.js";
+import type { VectorFile } from "./vector-file.js";
 
 // usearch's ES module finds its native build from __dirname or a stack trace, which fails once a
 // bundler or vitest has transformed it; its CommonJS build, loaded by Node itself, always works.
@@ -12,7 +13,7 @@ const newGraph = (): Graph =>
     dimensions: embeddingDimensions,
     metric: MetricKind.Cos,
     // One byte a dimension: 100,000 chunks take 150 MB where f16 took 300 (test/bench/README.md). The
-    // order this gives is approximate; the memory index re-scores its candidates from the stored vectors.
+    // order this gives is approximate: candidates are re-scored from their float32 rows.
     quantization: ScalarKind.I8,
     connectivity: 16,
     expansion_add: 128,
@@ -46,31 +47,53 @@ export interface GraphKeys {
   nextKey: number;
 }
 
+// The int8 order is approximate (recall@10 0.84 at 100,000 chunks): the graph proposes this many times the
+// hits asked for, and their float32 vectors decide (0.985; test/bench/README.md).
+const rescoreFactor = 4;
+
+/** Cosine similarity of `a` and `b`. */
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    normA += a[i]! * a[i]!;
+    normB += b[i]! * b[i]!;
+  }
+  return normA === 0 || normB === 0 ? 0 : dot / Math.sqrt(normA * normB);
+}
+
 /**
- * One tenant's usearch HNSW graph (cosine, connectivity 16, int8: DESIGN §5's measurements) and the
- * mapping between its integer keys and chunk ids. A rewritten chunk gets a fresh key, so a stale
- * vector can never come back under its id.
+ * One tenant's usearch HNSW graph (cosine, connectivity 16, int8: DESIGN §5's measurements), the float32
+ * rows its candidates are re-scored with (a VectorFile, row = key), and the mapping between keys and
+ * chunk ids. A rewritten chunk gets another key, so a stale vector can never come back under its id;
+ * a removed chunk's key (and row) is taken again by a later one.
  */
 export class TenantVectors {
+  readonly file: VectorFile;
   readonly #graph: Graph;
   readonly #keyOf = new Map<string, number>();
   readonly #idOf = new Map<number, string>();
-  #nextKey = 1;
+  #free: number[] = [];
+  #nextKey = 0;
 
-  constructor(graph: Graph = newGraph()) {
+  constructor(file: VectorFile, graph: Graph = newGraph()) {
+    this.file = file;
     this.#graph = graph;
   }
 
-  /** A graph saved by `save`, with the keys it was saved with. */
-  static load(path: string, saved: GraphKeys): TenantVectors {
+  /** A graph saved by `save`, with the keys it was saved with, over the rows of `file`. */
+  static load(path: string, file: VectorFile, saved: GraphKeys): TenantVectors {
     const graph = newGraph();
     graph.load(path);
-    const vectors = new TenantVectors(graph);
+    const vectors = new TenantVectors(file, graph);
     for (const [i, key] of saved.keys.entries()) {
       vectors.#keyOf.set(saved.ids[i]!, key);
       vectors.#idOf.set(key, saved.ids[i]!);
     }
     vectors.#nextKey = saved.nextKey;
+    for (let key = 0; key < saved.nextKey; key++) if (!vectors.#idOf.has(key)) vectors.#free.push(key);
     return vectors;
   }
 
@@ -97,17 +120,20 @@ export class TenantVectors {
     this.remove(ids);
     const keys = new BigUint64Array(ids.length);
     for (const [i, id] of ids.entries()) {
-      // The same id twice in one call: the last vector wins, the earlier one goes under a dead key.
-      const earlier = this.#keyOf.get(id);
-      if (earlier !== undefined) this.#idOf.delete(earlier);
-      const key = this.#nextKey++;
+      // The same id twice in one call: the last vector wins, the earlier one is removed below.
+      const key = this.#free.pop() ?? this.#nextKey++;
       keys[i] = BigInt(key);
       this.#keyOf.set(id, key);
       this.#idOf.set(key, id);
+      this.file.write(key, vectors.subarray(i * embeddingDimensions, (i + 1) * embeddingDimensions));
     }
     this.#graph.add(keys, quantise(vectors), 0);
     for (const [i, id] of ids.entries()) {
-      if (this.#keyOf.get(id) !== Number(keys[i])) this.#graph.remove(keys[i]!);
+      const key = Number(keys[i]);
+      if (this.#keyOf.get(id) === key) continue;
+      this.#graph.remove(keys[i]!);
+      this.#idOf.delete(key);
+      this.#free.push(key);
     }
   }
 
@@ -118,19 +144,21 @@ export class TenantVectors {
       this.#graph.remove(BigInt(key));
       this.#keyOf.delete(id);
       this.#idOf.delete(key);
+      this.#free.push(key);
     }
   }
 
-  /** The ids of the `n` nearest vectors by their int8 cosine, nearest first. */
-  nearest(query: Float32Array, n: number): string[] {
-    const wanted = Math.min(n, this.#keyOf.size);
+  /** The `k` nearest chunks by cosine: the int8 graph's candidates, scored from their float32 rows. */
+  search(query: Float32Array, k: number): Array<{ chunkId: string; score: number }> {
+    const wanted = Math.min(k * rescoreFactor, this.#keyOf.size);
     if (wanted < 1) return [];
     const { keys } = this.#graph.search(quantise(query), wanted, 1);
-    const ids: string[] = [];
+    const row = new Float32Array(embeddingDimensions);
+    const hits: Array<{ chunkId: string; score: number }> = [];
     for (const key of keys) {
       const chunkId = this.#idOf.get(Number(key));
-      if (chunkId) ids.push(chunkId);
+      if (chunkId && this.file.read(Number(key), row)) hits.push({ chunkId, score: cosine(query, row) });
     }
-    return ids;
+    return hits.sort((a, b) => b.score - a.score).slice(0, k);
   }
 }

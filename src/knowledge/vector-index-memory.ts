@@ -1,4 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { checkEmbeddingSize, embeddingDimensions } from "../ai/embeddings.js";
 import type { Topics } from "../realtime/pubsub.js";
@@ -14,7 +17,10 @@ export interface MemoryVectorIndexOptions {
   reconcileIntervalMs?: number;
   /** How long a gap in the versions applied may stay open (announcements can arrive out of order) before a rebuild. */
   gapGraceMs?: number;
-  /** Where tenants' graphs are saved for the next start (src/knowledge/vector-snapshots.ts); none without it. */
+  /**
+   * Where tenants' vector files and graphs are kept and saved for the next start (src/knowledge/vector-snapshots.ts):
+   * one instance's own directory, as DATA_DIR is. Without it they go to a temporary directory removed on stop.
+   */
   snapshotDir?: string;
   /** How often tenants changed since their last snapshot are saved again (and always on stop). */
   snapshotIntervalMs?: number;
@@ -23,13 +29,11 @@ export interface MemoryVectorIndexOptions {
 // Vectors inserted per native call: a native call blocks the event loop, so a build of 100,000
 // vectors proceeds in slices of a fraction of a second.
 const insertSlice = 256;
-// The int8 graph's order is approximate: it proposes this many times the candidates asked for, and
-// their stored f32 vectors decide (recall@10 at 100,000 chunks in test/bench/README.md).
-const rescoreFactor = 2;
 
 interface TenantState {
   tenantId: string;
-  vectors: TenantVectors;
+  /** Set by the first load. */
+  vectors: TenantVectors | null;
   ready: boolean;
   /** Every change up to this version is applied. */
   applied: number;
@@ -61,21 +65,6 @@ function flatten(chunks: Array<{ embedding: Float32Array | number[] }>): Float32
 
 const isZero = (v: Float32Array) => v.every((x) => x === 0);
 
-/** Cosine similarity of `query` with the vector of `vectors` at `offset`. */
-function cosine(query: Float32Array, vectors: Float32Array, offset: number): number {
-  let dot = 0;
-  let queryNorm = 0;
-  let norm = 0;
-  for (let i = 0; i < embeddingDimensions; i++) {
-    const q = query[i]!;
-    const v = vectors[offset + i]!;
-    dot += q * v;
-    queryNorm += q * q;
-    norm += v * v;
-  }
-  return norm === 0 ? 0 : dot / Math.sqrt(queryNorm * norm);
-}
-
 /**
  * The in-process index (DESIGN §5): one usearch graph per tenant, so a search cannot reach another
  * tenant's vectors, kept current by `added` / `removed`, its candidates scored from `chunks.embedding`.
@@ -90,7 +79,9 @@ export class MemoryVectorIndex implements VectorIndex {
   readonly #deps: VectorIndexDeps;
   readonly #reconcileIntervalMs: number;
   readonly #gapGraceMs: number;
-  readonly #snapshots: VectorSnapshots | null;
+  readonly #snapshots: VectorSnapshots;
+  /** Snapshots are read and written (else the directory is a temporary one). */
+  readonly #persist: boolean;
   readonly #snapshotIntervalMs: number;
   readonly #origin = randomUUID();
   readonly #tenants = new Map<string, TenantState>();
@@ -102,7 +93,9 @@ export class MemoryVectorIndex implements VectorIndex {
     this.#deps = deps;
     this.#reconcileIntervalMs = options.reconcileIntervalMs ?? 30_000;
     this.#gapGraceMs = options.gapGraceMs ?? 2_000;
-    this.#snapshots = options.snapshotDir ? new VectorSnapshots(options.snapshotDir, deps.logger) : null;
+    this.#persist = Boolean(options.snapshotDir);
+    const dir = options.snapshotDir ?? mkdtempSync(join(tmpdir(), "parley-vectors-"));
+    this.#snapshots = new VectorSnapshots(dir, deps.logger);
     // Saving blocks the event loop (a 100,000-chunk graph is 170 MB): seldom, as a snapshot is only a head start.
     this.#snapshotIntervalMs = options.snapshotIntervalMs ?? 600_000;
   }
@@ -115,7 +108,7 @@ export class MemoryVectorIndex implements VectorIndex {
       for await (const change of subscription) this.#onAnnounced(change);
     })().catch((err: unknown) => this.#deps.logger.error({ err }, "vector index stopped listening for changes"));
     this.#timers.push(setInterval(() => void this.#reconcile(), this.#reconcileIntervalMs).unref());
-    if (this.#snapshots) this.#timers.push(setInterval(() => void this.#saveChanged(), this.#snapshotIntervalMs).unref());
+    if (this.#persist) this.#timers.push(setInterval(() => void this.#saveChanged(), this.#snapshotIntervalMs).unref());
     const tenants = await this.#deps.db.sql.query<{ tenant_id: string }>(`SELECT DISTINCT tenant_id FROM chunks`);
     for (const { tenant_id } of tenants) await this.#tenant(tenant_id).loaded;
   }
@@ -130,7 +123,11 @@ export class MemoryVectorIndex implements VectorIndex {
       if (state.gapTimer) clearTimeout(state.gapTimer);
       await state.queue;
     }
-    for (const state of states) this.#save(state);
+    for (const state of states) {
+      this.#save(state);
+      state.vectors?.file.close();
+    }
+    if (!this.#persist) this.#snapshots.removeAll();
   }
 
   async added(tenantId: string, chunks: Array<{ id: string; embedding: Float32Array | number[] }>): Promise<void> {
@@ -150,16 +147,7 @@ export class MemoryVectorIndex implements VectorIndex {
     const state = this.#tenant(tenantId);
     await state.loaded;
     // A text without words embeds to zero, which has no direction to compare.
-    if (isZero(query) || k < 1) return [];
-    const candidates = state.vectors.nearest(query, k * rescoreFactor);
-    if (!candidates.length) return [];
-    const hits: VectorHit[] = [];
-    // A candidate deleted since (its announcement still on the way) has no row, and drops out here.
-    for await (const rows of chunkPages(this.#deps.db, tenantId, candidates)) {
-      for (const [i, chunkId] of rows.ids.entries())
-        hits.push({ chunkId, score: cosine(query, rows.vectors, i * embeddingDimensions) });
-    }
-    return hits.sort((a, b) => b.score - a.score).slice(0, k);
+    return isZero(query) || !state.vectors ? [] : state.vectors.search(query, k);
   }
 
   async #change(tenantId: string, change: Omit<Change, "tenantId" | "version" | "origin">, apply: (v: TenantVectors) => void) {
@@ -174,7 +162,7 @@ export class MemoryVectorIndex implements VectorIndex {
     const state = this.#tenants.get(tenantId);
     if (state) {
       await this.#enqueue(state, async () => {
-        apply(state.vectors);
+        if (state.vectors) apply(state.vectors);
         state.dirty = true;
         this.#noteApplied(state, version);
       });
@@ -186,15 +174,16 @@ export class MemoryVectorIndex implements VectorIndex {
     const state = this.#tenants.get(change.tenantId);
     if (change.origin === this.#origin || !state) return;
     this.#enqueue(state, async () => {
-      if (change.version <= state.applied || state.ahead.has(change.version)) return;
-      state.vectors.remove(change.removed);
+      const { vectors } = state;
+      if (!vectors || change.version <= state.applied || state.ahead.has(change.version)) return;
+      vectors.remove(change.removed);
       const found = new Set<string>();
       for await (const rows of chunkPages(this.#deps.db, change.tenantId, change.added)) {
-        await insertInSlices(state.vectors, rows);
+        await insertInSlices(vectors, rows);
         for (const id of rows.ids) found.add(id);
       }
       // Added there and deleted since: the deletion's own announcement may come later, or never.
-      state.vectors.remove(change.added.filter((id) => !found.has(id)));
+      vectors.remove(change.added.filter((id) => !found.has(id)));
       state.dirty = true;
       this.#noteApplied(state, change.version);
     }).catch((err: unknown) => this.#deps.logger.error({ err, tenantId: change.tenantId }, "could not apply a vector change"));
@@ -205,7 +194,7 @@ export class MemoryVectorIndex implements VectorIndex {
     if (existing) return existing;
     const state: TenantState = {
       tenantId,
-      vectors: new TenantVectors(),
+      vectors: null,
       ready: false,
       applied: 0,
       ahead: new Set(),
@@ -215,12 +204,11 @@ export class MemoryVectorIndex implements VectorIndex {
       queue: Promise.resolve(),
       loaded: Promise.resolve(),
     };
-    state.loaded = this.#enqueue(state, () => this.#load(state, this.#snapshots?.read(tenantId) ?? null)).catch(
-      (err: unknown) => {
-        this.#tenants.delete(tenantId);
-        throw err;
-      },
-    );
+    const snapshot = () => (this.#persist ? this.#snapshots.read(tenantId) : null);
+    state.loaded = this.#enqueue(state, () => this.#load(state, snapshot())).catch((err: unknown) => {
+      this.#tenants.delete(tenantId);
+      throw err;
+    });
     this.#tenants.set(tenantId, state);
     return state;
   }
@@ -239,7 +227,7 @@ export class MemoryVectorIndex implements VectorIndex {
       [tenantId],
     );
     const version = row?.version ?? 0;
-    const vectors = snapshot?.vectors ?? (state.ready ? state.vectors : new TenantVectors());
+    const vectors = snapshot?.vectors ?? state.vectors ?? new TenantVectors(this.#snapshots.newFile(tenantId));
     const ids = await readChunkIds(this.#deps.db, tenantId);
     const wanted = new Set(ids);
     const stale = [...vectors.ids()].filter((id) => !wanted.has(id));
@@ -289,10 +277,10 @@ export class MemoryVectorIndex implements VectorIndex {
 
   /** Writes the tenant's snapshot if it changed since the last; a tenant without chunks loses it. */
   #save(state: TenantState): void {
-    if (!this.#snapshots || !state.ready || !state.dirty) return;
+    if (!this.#persist || !state.vectors || !state.dirty) return;
     try {
       if (state.vectors.size) this.#snapshots.write(state.tenantId, state.applied, state.vectors);
-      else this.#snapshots.remove(state.tenantId);
+      else this.#snapshots.remove(state.tenantId, state.vectors.file);
       state.dirty = false;
     } catch (err) {
       this.#deps.logger.warn({ err, tenantId: state.tenantId }, "could not save a tenant's vector snapshot");
@@ -341,7 +329,11 @@ export class MemoryVectorIndex implements VectorIndex {
         const version = versions.get(tenantId) ?? 0;
         if (version < state.applied) {
           this.#tenants.delete(tenantId);
-          this.#snapshots?.remove(tenantId);
+          // Queued behind anything still running on the tenant's vectors.
+          void this.#enqueue(state, async () => {
+            state.vectors?.file.close();
+            if (this.#persist) this.#snapshots.remove(tenantId);
+          });
           continue;
         }
         state.target = Math.max(state.target, version);
