@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, constants, openSync, readSync, writeSync } from "node:fs";
 import { embeddingDimensions } from "../ai/embeddings.js";
 
 const rowBytes = embeddingDimensions * Float32Array.BYTES_PER_ELEMENT;
@@ -7,27 +7,42 @@ const rowBytes = embeddingDimensions * Float32Array.BYTES_PER_ELEMENT;
  * A tenant's embeddings as float32 rows in a file, row n at n × 6 kB: what the int8 graph's
  * candidates are re-scored with. Read through the operating system's page cache, they cost the
  * process no resident memory (a 100,000-chunk tenant has 600 MB of them) and a row is microseconds
- * away, where the database took tens of milliseconds for a search's candidates on PGlite.
+ * away, where the database took tens of milliseconds for a search's candidates on PGlite. The file is
+ * opened for each batch of rows, so that thousands of tenants hold no descriptors, and made by the first write.
  */
 export class VectorFile {
   readonly path: string;
-  readonly #fd: number;
 
   constructor(path: string) {
     this.path = path;
-    this.#fd = openSync(path, existsSync(path) ? "r+" : "w+");
   }
 
-  write(row: number, vector: Float32Array): void {
-    writeSync(this.#fd, vector, 0, rowBytes, row * rowBytes);
+  /** `vectors` holds rows.length embeddings back to back. */
+  write(rows: ArrayLike<number>, vectors: Float32Array): void {
+    const fd = openSync(this.path, constants.O_RDWR | constants.O_CREAT);
+    try {
+      for (let i = 0; i < rows.length; i++) writeSync(fd, vectors, i * rowBytes, rowBytes, rows[i]! * rowBytes);
+    } finally {
+      closeSync(fd);
+    }
   }
 
-  /** Row `row` into `out`; false when the file ends before it. */
-  read(row: number, out: Float32Array): boolean {
-    return readSync(this.#fd, out, 0, rowBytes, row * rowBytes) === rowBytes;
-  }
-
-  close(): void {
-    closeSync(this.#fd);
+  /** Each of `rows` that the file holds, in turn, in `visit`'s reused buffer. */
+  read(rows: number[], visit: (index: number, vector: Float32Array) => void): void {
+    let fd: number;
+    try {
+      fd = openSync(this.path, constants.O_RDONLY);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw err;
+    }
+    try {
+      const vector = new Float32Array(embeddingDimensions);
+      for (const [index, row] of rows.entries()) {
+        if (readSync(fd, vector, 0, rowBytes, row * rowBytes) === rowBytes) visit(index, vector);
+      }
+    } finally {
+      closeSync(fd);
+    }
   }
 }

@@ -125,8 +125,8 @@ export class TenantVectors {
       keys[i] = BigInt(key);
       this.#keyOf.set(id, key);
       this.#idOf.set(key, id);
-      this.file.write(key, vectors.subarray(i * embeddingDimensions, (i + 1) * embeddingDimensions));
     }
+    this.file.write(Array.from(keys, Number), vectors);
     this.#graph.add(keys, quantise(vectors), 0);
     for (const [i, id] of ids.entries()) {
       const key = Number(keys[i]);
@@ -152,13 +152,9 @@ export class TenantVectors {
   search(query: Float32Array, k: number): Array<{ chunkId: string; score: number }> {
     const wanted = Math.min(k * rescoreFactor, this.#keyOf.size);
     if (wanted < 1) return [];
-    const { keys } = this.#graph.search(quantise(query), wanted, 1);
-    const row = new Float32Array(embeddingDimensions);
+    const keys = Array.from(this.#graph.search(quantise(query), wanted, 1).keys, Number).filter((key) => this.#idOf.has(key));
     const hits: Array<{ chunkId: string; score: number }> = [];
-    for (const key of keys) {
-      const chunkId = this.#idOf.get(Number(key));
-      if (chunkId && this.file.read(Number(key), row)) hits.push({ chunkId, score: cosine(query, row) });
-    }
+    this.file.read(keys, (i, vector) => hits.push({ chunkId: this.#idOf.get(keys[i]!)!, score: cosine(query, vector) }));
     return hits.sort((a, b) => b.score - a.score).slice(0, k);
   }
 }

@@ -65,12 +65,10 @@ export class VectorSnapshots {
       !isFileOf(tenantId, manifest.file)
     )
       return null;
-    let file: VectorFile | null = null;
     try {
-      file = new VectorFile(join(this.#dir, manifest.file));
+      const file = new VectorFile(join(this.#dir, manifest.file));
       return { vectors: TenantVectors.load(join(this.#dir, manifest.graph), file, manifest), version: manifest.version };
     } catch (err) {
-      file?.close();
       this.#logger.warn({ err, tenantId }, "could not load a vector snapshot");
       return null;
     }
