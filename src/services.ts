@@ -95,7 +95,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const intents = new TenantIntentModels({ db, tenants, logger });
   const engine: Engine = config.OPENAI_API_KEY ? OpenAIEngine.fromConfig(config) : new LocalEngine();
   const embedder = createEmbedder(config);
-  const vectors = await createVectorIndex({ db, realtime, logger }, config);
+  // Tenants' graphs are saved beside the embedded database, so that a restart loads them (DESIGN §5).
+  const vectors = await createVectorIndex({ db, realtime, logger }, config, { snapshotDir: `${config.DATA_DIR}/vector-index` });
   await vectors.start();
   // Retrieval re-ranks with it: learnt now, at start, rather than by the first customer's request.
   bankingLexicon();

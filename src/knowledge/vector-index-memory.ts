@@ -1,95 +1,39 @@
 import { randomUUID } from "node:crypto";
-import { createRequire } from "node:module";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { checkEmbeddingSize, embeddingDimensions } from "../ai/embeddings.js";
-import type { Database } from "../db/client.js";
 import type { Topics } from "../realtime/pubsub.js";
+import { TenantVectors } from "./vector-graph.js";
 import type { VectorHit, VectorIndex, VectorIndexDeps } from "./vector-index.js";
+import { chunkPages, type Rows, readChunkIds } from "./vector-rows.js";
+import { VectorSnapshots } from "./vector-snapshots.js";
 
 type Change = Topics["vectors:changed"][0];
-
-// usearch's ES module finds its native build from __dirname or a stack trace, which fails once a
-// bundler or vitest has transformed it; its CommonJS build, loaded by Node itself, always works.
-const { Index, MetricKind, ScalarKind } = createRequire(import.meta.url)("usearch") as typeof import("usearch");
 
 export interface MemoryVectorIndexOptions {
   /** How often loaded tenants' versions are compared with the database, to notice a lost announcement. */
   reconcileIntervalMs?: number;
   /** How long a gap in the versions applied may stay open (announcements can arrive out of order) before a rebuild. */
   gapGraceMs?: number;
+  /**
+   * Where tenants' vector files and graphs are kept and saved for the next start (src/knowledge/vector-snapshots.ts):
+   * one instance's own directory, as DATA_DIR is. Without it they go to a temporary directory removed on stop.
+   */
+  snapshotDir?: string;
+  /** How often tenants changed since their last snapshot are saved again (and always on stop). */
+  snapshotIntervalMs?: number;
 }
 
-// Rows read per query while building, and vectors inserted per native call: a native call blocks the
-// event loop, so a build of 100,000 vectors proceeds in slices of a fraction of a second.
-const pageSize = 2_000;
+// Vectors inserted per native call: a native call blocks the event loop, so a build of 100,000
+// vectors proceeds in slices of a fraction of a second.
 const insertSlice = 256;
-
-/**
- * One tenant's usearch HNSW graph (cosine, connectivity 16, f16: DESIGN §7's measurements) and the
- * mapping between its integer keys and chunk ids. A rewritten chunk gets a fresh key, so a stale
- * vector can never come back under its id.
- */
-class TenantVectors {
-  readonly #index = new Index({
-    dimensions: embeddingDimensions,
-    metric: MetricKind.Cos,
-    quantization: ScalarKind.F16,
-    connectivity: 16,
-    expansion_add: 128,
-    // On help-text chunks from the offline embedder, usearch's default of 64 gave recall@10 0.96 at
-    // 10,000 chunks; 128 gave 0.945 at 100,000, and 256 gives 0.98 there for 0.3 ms more a query.
-    expansion_search: 256,
-    multi: false,
-  });
-  readonly #keyOf = new Map<string, number>();
-  readonly #idOf = new Map<number, string>();
-  #nextKey = 1;
-
-  /** `vectors` holds ids.length embeddings back to back. */
-  upsert(ids: string[], vectors: Float32Array): void {
-    this.remove(ids);
-    const keys = new BigUint64Array(ids.length);
-    for (const [i, id] of ids.entries()) {
-      // The same id twice in one call: the last vector wins, the earlier one goes under a dead key.
-      const earlier = this.#keyOf.get(id);
-      if (earlier !== undefined) this.#idOf.delete(earlier);
-      const key = this.#nextKey++;
-      keys[i] = BigInt(key);
-      this.#keyOf.set(id, key);
-      this.#idOf.set(key, id);
-    }
-    this.#index.add(keys, vectors, 0);
-    for (const [i, id] of ids.entries()) {
-      if (this.#keyOf.get(id) !== Number(keys[i])) this.#index.remove(keys[i]!);
-    }
-  }
-
-  remove(ids: string[]): void {
-    for (const id of ids) {
-      const key = this.#keyOf.get(id);
-      if (key === undefined) continue;
-      this.#index.remove(BigInt(key));
-      this.#keyOf.delete(id);
-      this.#idOf.delete(key);
-    }
-  }
-
-  search(query: Float32Array, k: number): VectorHit[] {
-    const wanted = Math.min(k, this.#keyOf.size);
-    if (wanted < 1) return [];
-    const { keys, distances } = this.#index.search(query, wanted, 1);
-    const hits: VectorHit[] = [];
-    for (const [i, key] of keys.entries()) {
-      const chunkId = this.#idOf.get(Number(key));
-      if (chunkId) hits.push({ chunkId, score: 1 - distances[i]! });
-    }
-    return hits;
-  }
-}
 
 interface TenantState {
   tenantId: string;
-  vectors: TenantVectors;
+  /** Set by the first load. */
+  vectors: TenantVectors | null;
   ready: boolean;
   /** Every change up to this version is applied. */
   applied: number;
@@ -98,61 +42,11 @@ interface TenantState {
   /** The highest version known to exist, from announcements or the database. */
   target: number;
   gapTimer: NodeJS.Timeout | null;
+  /** Changed since its snapshot was written (or it has none). */
+  dirty: boolean;
   /** Loads and changes of a tenant run one at a time, in order. */
   queue: Promise<void>;
   loaded: Promise<void>;
-}
-
-/**
- * A chunk's embedding into `out` at `offset`; false when it is not a 1536-d vector without nulls.
- * From PostgreSQL it comes as the binary `array_send` output: a fifth of the bytes of the text form,
- * and no number parsing, which otherwise dominates loading 100,000 embeddings. PGlite is the
- * other way round (bytea crosses its boundary as hex): there the parsed array is quicker.
- */
-function decodeEmbedding(embedding: Uint8Array | number[], out: Float32Array, offset: number): boolean {
-  if (Array.isArray(embedding)) {
-    if (embedding.length !== embeddingDimensions || embedding.some((x) => x === null)) return false;
-    out.set(embedding, offset);
-    return true;
-  }
-  const view = new DataView(embedding.buffer, embedding.byteOffset, embedding.byteLength);
-  if (view.getInt32(0) !== 1 || view.getInt32(12) !== embeddingDimensions) return false;
-  for (let i = 0, p = 20; i < embeddingDimensions; i++, p += 8) {
-    if (view.getInt32(p) !== 4) return false;
-    out[offset + i] = view.getFloat32(p + 4);
-  }
-  return true;
-}
-
-interface Rows {
-  ids: string[];
-  vectors: Float32Array;
-  /** Rows whose embedding is not a 1536-d vector. */
-  skipped: number;
-}
-
-async function readRows(db: Database, where: string, params: unknown[]): Promise<Rows & { lastId: string | null }> {
-  const column = db.kind === "postgres" ? "array_send(c.embedding)" : "c.embedding";
-  // The page's ids first: selected with the rows, the embedding would be read and converted for every
-  // row of the tenant before the sort kept 2,000 of them (a 100,000-chunk build took four minutes).
-  const rows = await db.sql.query<{ id: string; embedding: Uint8Array | number[] }>(
-    `SELECT c.id, ${column} AS embedding
-       FROM (SELECT id FROM chunks WHERE embedding IS NOT NULL AND ${where} ORDER BY id LIMIT ${pageSize}) page
-       JOIN chunks c ON c.id = page.id
-      ORDER BY c.id`,
-    params,
-  );
-  const vectors = new Float32Array(rows.length * embeddingDimensions);
-  const ids: string[] = [];
-  for (const row of rows) {
-    if (decodeEmbedding(row.embedding, vectors, ids.length * embeddingDimensions)) ids.push(row.id);
-  }
-  return {
-    ids,
-    vectors: vectors.subarray(0, ids.length * embeddingDimensions),
-    skipped: rows.length - ids.length,
-    lastId: rows.length === pageSize ? rows.at(-1)!.id : null,
-  };
 }
 
 async function insertInSlices(vectors: TenantVectors, rows: Rows): Promise<void> {
@@ -173,26 +67,37 @@ const isZero = (v: Float32Array) => v.every((x) => x === 0);
 
 /**
  * The in-process index (DESIGN §5): one usearch graph per tenant, so a search cannot reach another
- * tenant's vectors, built from `chunks.embedding` and kept current by `added` / `removed`. Every
- * change bumps the tenant's row in `vector_index_versions` and is announced on the pubsub; other
- * instances apply it (reading the new vectors from the database) and rebuild the tenant when a gap
- * in the versions stays open or the database's version differs from theirs.
+ * tenant's vectors, kept current by `added` / `removed`, its candidates scored from `chunks.embedding`.
+ * Every change bumps the tenant's row in `vector_index_versions` and is announced on the pubsub; other
+ * instances apply it (reading the new vectors from the database) and catch up with the database when a
+ * gap in the versions stays open or the database's version differs from theirs. A tenant starts from
+ * its snapshot in DATA_DIR when there is one, and from the chunks table otherwise; either way its
+ * chunk ids are then made those of the database.
  */
 export class MemoryVectorIndex implements VectorIndex {
   readonly kind = "memory";
   readonly #deps: VectorIndexDeps;
   readonly #reconcileIntervalMs: number;
   readonly #gapGraceMs: number;
+  readonly #snapshots: VectorSnapshots;
+  /** Snapshots are read and written (else the directory is a temporary one). */
+  readonly #persist: boolean;
+  readonly #snapshotIntervalMs: number;
   readonly #origin = randomUUID();
   readonly #tenants = new Map<string, TenantState>();
   #unsubscribe: () => Promise<unknown> = async () => undefined;
   #listening: Promise<void> = Promise.resolve();
-  #reconcileTimer: NodeJS.Timeout | null = null;
+  #timers: NodeJS.Timeout[] = [];
 
   constructor(deps: VectorIndexDeps, options: MemoryVectorIndexOptions = {}) {
     this.#deps = deps;
     this.#reconcileIntervalMs = options.reconcileIntervalMs ?? 30_000;
     this.#gapGraceMs = options.gapGraceMs ?? 2_000;
+    this.#persist = Boolean(options.snapshotDir);
+    const dir = options.snapshotDir ?? mkdtempSync(join(tmpdir(), "parley-vectors-"));
+    this.#snapshots = new VectorSnapshots(dir, deps.logger);
+    // Saving blocks the event loop (a 100,000-chunk graph is 170 MB): seldom, as a snapshot is only a head start.
+    this.#snapshotIntervalMs = options.snapshotIntervalMs ?? 600_000;
   }
 
   async start(): Promise<void> {
@@ -202,13 +107,14 @@ export class MemoryVectorIndex implements VectorIndex {
     this.#listening = (async () => {
       for await (const change of subscription) this.#onAnnounced(change);
     })().catch((err: unknown) => this.#deps.logger.error({ err }, "vector index stopped listening for changes"));
-    this.#reconcileTimer = setInterval(() => void this.#reconcile(), this.#reconcileIntervalMs).unref();
+    this.#timers.push(setInterval(() => void this.#reconcile(), this.#reconcileIntervalMs).unref());
+    if (this.#persist) this.#timers.push(setInterval(() => void this.#saveChanged(), this.#snapshotIntervalMs).unref());
     const tenants = await this.#deps.db.sql.query<{ tenant_id: string }>(`SELECT DISTINCT tenant_id FROM chunks`);
     for (const { tenant_id } of tenants) await this.#tenant(tenant_id).loaded;
   }
 
   async stop(): Promise<void> {
-    if (this.#reconcileTimer) clearInterval(this.#reconcileTimer);
+    for (const timer of this.#timers) clearInterval(timer);
     await this.#unsubscribe();
     await this.#listening;
     const states = [...this.#tenants.values()];
@@ -217,6 +123,8 @@ export class MemoryVectorIndex implements VectorIndex {
       if (state.gapTimer) clearTimeout(state.gapTimer);
       await state.queue;
     }
+    for (const state of states) this.#save(state);
+    if (!this.#persist) this.#snapshots.removeAll();
   }
 
   async added(tenantId: string, chunks: Array<{ id: string; embedding: Float32Array | number[] }>): Promise<void> {
@@ -236,7 +144,7 @@ export class MemoryVectorIndex implements VectorIndex {
     const state = this.#tenant(tenantId);
     await state.loaded;
     // A text without words embeds to zero, which has no direction to compare.
-    return isZero(query) ? [] : state.vectors.search(query, k);
+    return isZero(query) || !state.vectors ? [] : state.vectors.search(query, k);
   }
 
   async #change(tenantId: string, change: Omit<Change, "tenantId" | "version" | "origin">, apply: (v: TenantVectors) => void) {
@@ -251,7 +159,8 @@ export class MemoryVectorIndex implements VectorIndex {
     const state = this.#tenants.get(tenantId);
     if (state) {
       await this.#enqueue(state, async () => {
-        apply(state.vectors);
+        if (state.vectors) apply(state.vectors);
+        state.dirty = true;
         this.#noteApplied(state, version);
       });
     }
@@ -262,19 +171,17 @@ export class MemoryVectorIndex implements VectorIndex {
     const state = this.#tenants.get(change.tenantId);
     if (change.origin === this.#origin || !state) return;
     this.#enqueue(state, async () => {
-      if (change.version <= state.applied || state.ahead.has(change.version)) return;
-      state.vectors.remove(change.removed);
+      const { vectors } = state;
+      if (!vectors || change.version <= state.applied || state.ahead.has(change.version)) return;
+      vectors.remove(change.removed);
       const found = new Set<string>();
-      for (let i = 0; i < change.added.length; i += pageSize) {
-        const rows = await readRows(this.#deps.db, "tenant_id = $1 AND id = ANY($2::text[])", [
-          change.tenantId,
-          change.added.slice(i, i + pageSize),
-        ]);
-        await insertInSlices(state.vectors, rows);
+      for await (const rows of chunkPages(this.#deps.db, change.tenantId, change.added)) {
+        await insertInSlices(vectors, rows);
         for (const id of rows.ids) found.add(id);
       }
       // Added there and deleted since: the deletion's own announcement may come later, or never.
-      state.vectors.remove(change.added.filter((id) => !found.has(id)));
+      vectors.remove(change.added.filter((id) => !found.has(id)));
+      state.dirty = true;
       this.#noteApplied(state, change.version);
     }).catch((err: unknown) => this.#deps.logger.error({ err, tenantId: change.tenantId }, "could not apply a vector change"));
   }
@@ -284,16 +191,18 @@ export class MemoryVectorIndex implements VectorIndex {
     if (existing) return existing;
     const state: TenantState = {
       tenantId,
-      vectors: new TenantVectors(),
+      vectors: null,
       ready: false,
       applied: 0,
       ahead: new Set(),
       target: 0,
       gapTimer: null,
+      dirty: false,
       queue: Promise.resolve(),
       loaded: Promise.resolve(),
     };
-    state.loaded = this.#enqueue(state, () => this.#rebuild(state)).catch((err: unknown) => {
+    const snapshot = () => (this.#persist ? this.#snapshots.read(tenantId) : null);
+    state.loaded = this.#enqueue(state, () => this.#load(state, snapshot())).catch((err: unknown) => {
       this.#tenants.delete(tenantId);
       throw err;
     });
@@ -301,8 +210,13 @@ export class MemoryVectorIndex implements VectorIndex {
     return state;
   }
 
-  /** Reads the version before the rows: the rows then hold at least every change up to it. */
-  async #rebuild(state: TenantState): Promise<void> {
+  /**
+   * Makes the tenant's graph hold the database's chunks, starting from a snapshot, or from what it holds
+   * (a missed change), or from nothing. Chunk ids are never reused for another text (ingest writes new
+   * rows), so comparing ids finds every change. Reads the version before the ids: they then hold at
+   * least every change up to it.
+   */
+  async #load(state: TenantState, snapshot: { vectors: TenantVectors; version: number } | null): Promise<void> {
     const { tenantId } = state;
     const started = Date.now();
     const [row] = await this.#deps.db.sql.query<{ version: number }>(
@@ -310,28 +224,68 @@ export class MemoryVectorIndex implements VectorIndex {
       [tenantId],
     );
     const version = row?.version ?? 0;
-    const vectors = new TenantVectors();
-    let count = 0;
+    const vectors = snapshot?.vectors ?? state.vectors ?? new TenantVectors(this.#snapshots.newFile(tenantId));
+    const ids = await readChunkIds(this.#deps.db, tenantId);
+    const wanted = new Set(ids);
+    const stale = [...vectors.ids()].filter((id) => !wanted.has(id));
+    vectors.remove(stale);
+    let added = 0;
     let skipped = 0;
-    for (let after: string | null = ""; after !== null; ) {
-      const rows: Rows & { lastId: string | null } = await readRows(this.#deps.db, "tenant_id = $1 AND id > $2", [
-        tenantId,
-        after,
-      ]);
+    for await (const rows of chunkPages(
+      this.#deps.db,
+      tenantId,
+      ids.filter((id) => !vectors.has(id)),
+    )) {
       await insertInSlices(vectors, rows);
-      count += rows.ids.length;
+      added += rows.ids.length;
       skipped += rows.skipped;
-      after = rows.lastId;
     }
     if (skipped)
       this.#deps.logger.warn(
         { tenantId, skipped },
         `chunks whose embedding is not ${embeddingDimensions}-d left out of the vector index`,
       );
+    const changed = stale.length > 0 || added > 0;
     // The database is the truth now: anything announced past it is queued behind this and raises the target again.
-    Object.assign(state, { vectors, ready: true, applied: version, ahead: new Set(), target: version });
+    Object.assign(state, {
+      vectors,
+      ready: true,
+      applied: version,
+      ahead: new Set(),
+      target: version,
+      dirty: state.dirty || changed || snapshot?.version !== version,
+    });
     this.#checkGap(state);
-    this.#deps.logger.debug({ tenantId, vectors: count, version, ms: Date.now() - started }, "built a tenant's vector index");
+    this.#deps.logger.info(
+      {
+        tenantId,
+        vectors: vectors.size,
+        version,
+        snapshot: snapshot?.version ?? null,
+        added,
+        removed: stale.length,
+        ms: Date.now() - started,
+      },
+      snapshot ? "loaded a tenant's vector index from its snapshot" : "built a tenant's vector index",
+    );
+    // Building from the database is the slow start a snapshot saves: one is written at once.
+    if (!snapshot && added > 1_000) this.#save(state);
+  }
+
+  /** Writes the tenant's snapshot if it changed since the last; a tenant without chunks loses it. */
+  #save(state: TenantState): void {
+    if (!this.#persist || !state.vectors || !state.dirty) return;
+    try {
+      if (state.vectors.size) this.#snapshots.write(state.tenantId, state.applied, state.vectors);
+      else this.#snapshots.remove(state.tenantId, state.vectors.file);
+      state.dirty = false;
+    } catch (err) {
+      this.#deps.logger.warn({ err, tenantId: state.tenantId }, "could not save a tenant's vector snapshot");
+    }
+  }
+
+  async #saveChanged(): Promise<void> {
+    for (const state of this.#tenants.values()) await this.#enqueue(state, async () => this.#save(state)).catch(() => undefined);
   }
 
   #noteApplied(state: TenantState, version: number): void {
@@ -351,9 +305,9 @@ export class MemoryVectorIndex implements VectorIndex {
     state.gapTimer ??= setTimeout(() => {
       state.gapTimer = null;
       if (state.applied >= state.target || this.#tenants.get(tenantId) !== state) return;
-      this.#deps.logger.info({ tenantId, applied: state.applied, target: state.target }, "missed a vector change: rebuilding");
-      this.#enqueue(state, () => this.#rebuild(state)).catch((err: unknown) =>
-        this.#deps.logger.error({ err, tenantId }, "could not rebuild a tenant's vector index"),
+      this.#deps.logger.info({ tenantId, applied: state.applied, target: state.target }, "missed a vector change: catching up");
+      this.#enqueue(state, () => this.#load(state, null)).catch((err: unknown) =>
+        this.#deps.logger.error({ err, tenantId }, "could not catch up a tenant's vector index"),
       );
     }, this.#gapGraceMs).unref();
   }
@@ -372,6 +326,8 @@ export class MemoryVectorIndex implements VectorIndex {
         const version = versions.get(tenantId) ?? 0;
         if (version < state.applied) {
           this.#tenants.delete(tenantId);
+          // Queued behind anything still running on the tenant's vectors.
+          if (this.#persist) void this.#enqueue(state, async () => this.#snapshots.remove(tenantId));
           continue;
         }
         state.target = Math.max(state.target, version);

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { readdirSync, rmSync } from "node:fs";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../../src/config.js";
@@ -9,6 +10,7 @@ import type { MemoryVectorIndexOptions } from "../../src/knowledge/vector-index-
 import { PgvectorIndex } from "../../src/knowledge/vector-index-pgvector.js";
 import { createRealtimeBus, type RealtimeBus } from "../../src/realtime/pubsub.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.js";
+import { testTempDir } from "../helpers/temp.js";
 
 const dimensions = 1536;
 const logger = pino({ level: "silent" });
@@ -195,6 +197,88 @@ describe.each(implementations)("the $name vector index", ({ VECTOR_INDEX }) => {
     expect(plan).toMatch(/Index Scan using chunks_embedding_hnsw_idx on chunks/);
     expect(plan).toMatch(/Filter: \(tenant_id = /);
     expect(plan).not.toMatch(/Sort|Seq Scan/);
+  });
+});
+
+describe("a memory index restarted over its snapshot", () => {
+  let testDb: TestDatabase;
+  let db: Database;
+  let dir: string;
+  const points = clustered("s", 4, 10, 5);
+  const others = clustered("o", 2, 6, 6);
+  const tenant = "ten_snap";
+  const otherTenant = "ten_snap_other";
+  const open = async (snapshotDir?: string, log = logger) => {
+    const index = await createVectorIndex(
+      { db, realtime: createRealtimeBus(undefined), logger: log },
+      { VECTOR_INDEX: "memory" },
+      { snapshotDir },
+    );
+    await index.start();
+    return index;
+  };
+  const ids = (hits: Array<{ chunkId: string }>) => hits.map((h) => h.chunkId);
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    db = await openDatabase({ url: testDb.url, pgliteDir: testDb.pgliteDir });
+    await migrate(db.sql);
+    dir = testTempDir("parley-vectors");
+    await addTenant(db, tenant);
+    await addTenant(db, otherTenant);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await testDb?.drop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("answers as a fresh build does, with what another instance changed while it was down", async () => {
+    const kept = points.slice(0, 36);
+    await writeChunks(db, tenant, kept);
+    await writeChunks(db, otherTenant, others);
+    const first = await open(dir);
+    expect(ids(await first.search(tenant, kept[0]!.vector, 1))).toEqual([kept[0]!.id]);
+    await first.stop();
+    expect(readdirSync(dir)).toEqual(expect.arrayContaining([`${tenant}.json`, `${otherTenant}.json`]));
+
+    // While it is down, another instance (without this directory) adds four chunks and deletes four.
+    const other = await open();
+    const added = points.slice(36);
+    const deleted = kept.slice(0, 4).map((p) => p.id);
+    await writeChunks(db, tenant, added);
+    await other.added(
+      tenant,
+      added.map((p) => ({ id: p.id, embedding: p.vector })),
+    );
+    await deleteChunks(db, deleted);
+    await other.removed(tenant, deleted);
+    await other.stop();
+
+    const lines: Array<Record<string, unknown>> = [];
+    const restarted = await open(dir, pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) }));
+    const fresh = await open();
+    try {
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          msg: "loaded a tenant's vector index from its snapshot",
+          tenantId: tenant,
+          added: 4,
+          removed: 4,
+        }),
+      );
+      for (const probe of [points[5]!, points[17]!, points[38]!, points[0]!]) {
+        const [got, want] = [await restarted.search(tenant, probe.vector, 10), await fresh.search(tenant, probe.vector, 10)];
+        expect(ids(got)).toEqual(ids(want));
+        for (const [i, hit] of got.entries()) expect(hit.score).toBeCloseTo(want[i]!.score, 5);
+      }
+      const all = ids(await restarted.search(tenant, points[0]!.vector, 100)).sort();
+      expect(all).toEqual([...kept.slice(4), ...added].map((p) => p.id).sort());
+      expect(ids(await restarted.search(otherTenant, points[0]!.vector, 100)).sort()).toEqual(others.map((p) => p.id).sort());
+    } finally {
+      await restarted.stop();
+      await fresh.stop();
+    }
   });
 });
 

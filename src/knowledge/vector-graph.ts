@@ -1,0 +1,160 @@
+import { createRequire } from "node:module";
+import { embeddingDimensions } from "../ai/embeddings.js";
+import type { VectorFile } from "./vector-file.js";
+
+// usearch's ES module finds its native build from __dirname or a stack trace, which fails once a
+// bundler or vitest has transformed it; its CommonJS build, loaded by Node itself, always works.
+const { Index, MetricKind, ScalarKind } = createRequire(import.meta.url)("usearch") as typeof import("usearch");
+
+type Graph = InstanceType<typeof Index>;
+
+const newGraph = (): Graph =>
+  new Index({
+    dimensions: embeddingDimensions,
+    metric: MetricKind.Cos,
+    // One byte a dimension: 100,000 chunks take 150 MB where f16 took 300 (test/bench/README.md). The
+    // order this gives is approximate: candidates are re-scored from their float32 rows.
+    quantization: ScalarKind.I8,
+    connectivity: 16,
+    expansion_add: 128,
+    // On help-text chunks from the offline embedder, usearch's default of 64 gave recall@10 0.96 at
+    // 10,000 chunks; 128 gave 0.945 at 100,000, and 256 gives 0.98 there for 0.3 ms more a query.
+    expansion_search: 256,
+    multi: false,
+  });
+
+/**
+ * int8 with a scale of each vector's own: its largest component becomes ±127, so every vector uses the
+ * whole range (usearch's own cast divides by the length, which leaves a 1,536-d unit vector's components
+ * within a few steps of zero). Cosine does not see the scale, so it is not kept.
+ */
+export function quantise(vectors: Float32Array): Int8Array {
+  const out = new Int8Array(vectors.length);
+  for (let start = 0; start < vectors.length; start += embeddingDimensions) {
+    let largest = 0;
+    for (let i = start; i < start + embeddingDimensions; i++) largest = Math.max(largest, Math.abs(vectors[i]!));
+    if (largest === 0) continue;
+    const scale = 127 / largest;
+    for (let i = start; i < start + embeddingDimensions; i++) out[i] = Math.round(vectors[i]! * scale);
+  }
+  return out;
+}
+
+/** What a snapshot keeps beside the graph's own file: which chunk each of its keys stands for. */
+export interface GraphKeys {
+  keys: number[];
+  ids: string[];
+  nextKey: number;
+}
+
+// The int8 order is approximate (recall@10 0.84 at 100,000 chunks): the graph proposes this many times the
+// hits asked for, and their float32 vectors decide (0.985; test/bench/README.md).
+const rescoreFactor = 4;
+
+/** Cosine similarity of `a` and `b`. */
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    normA += a[i]! * a[i]!;
+    normB += b[i]! * b[i]!;
+  }
+  return normA === 0 || normB === 0 ? 0 : dot / Math.sqrt(normA * normB);
+}
+
+/**
+ * One tenant's usearch HNSW graph (cosine, connectivity 16, int8: DESIGN §5's measurements), the float32
+ * rows its candidates are re-scored with (a VectorFile, row = key), and the mapping between keys and
+ * chunk ids. A rewritten chunk gets another key, so a stale vector can never come back under its id;
+ * a removed chunk's key (and row) is taken again by a later one.
+ */
+export class TenantVectors {
+  readonly file: VectorFile;
+  readonly #graph: Graph;
+  readonly #keyOf = new Map<string, number>();
+  readonly #idOf = new Map<number, string>();
+  #free: number[] = [];
+  #nextKey = 0;
+
+  constructor(file: VectorFile, graph: Graph = newGraph()) {
+    this.file = file;
+    this.#graph = graph;
+  }
+
+  /** A graph saved by `save`, with the keys it was saved with, over the rows of `file`. */
+  static load(path: string, file: VectorFile, saved: GraphKeys): TenantVectors {
+    const graph = newGraph();
+    graph.load(path);
+    const vectors = new TenantVectors(file, graph);
+    for (const [i, key] of saved.keys.entries()) {
+      vectors.#keyOf.set(saved.ids[i]!, key);
+      vectors.#idOf.set(key, saved.ids[i]!);
+    }
+    vectors.#nextKey = saved.nextKey;
+    for (let key = 0; key < saved.nextKey; key++) if (!vectors.#idOf.has(key)) vectors.#free.push(key);
+    return vectors;
+  }
+
+  /** Writes the graph to `path` and returns what `load` needs besides. */
+  save(path: string): GraphKeys {
+    this.#graph.save(path);
+    return { keys: [...this.#idOf.keys()], ids: [...this.#idOf.values()], nextKey: this.#nextKey };
+  }
+
+  get size(): number {
+    return this.#keyOf.size;
+  }
+
+  has(id: string): boolean {
+    return this.#keyOf.has(id);
+  }
+
+  ids(): IterableIterator<string> {
+    return this.#keyOf.keys();
+  }
+
+  /** `vectors` holds ids.length embeddings back to back. */
+  upsert(ids: string[], vectors: Float32Array): void {
+    this.remove(ids);
+    const keys = new BigUint64Array(ids.length);
+    for (const [i, id] of ids.entries()) {
+      // The same id twice in one call: the last vector wins, the earlier one is removed below.
+      const key = this.#free.pop() ?? this.#nextKey++;
+      keys[i] = BigInt(key);
+      this.#keyOf.set(id, key);
+      this.#idOf.set(key, id);
+    }
+    this.file.write(Array.from(keys, Number), vectors);
+    this.#graph.add(keys, quantise(vectors), 0);
+    for (const [i, id] of ids.entries()) {
+      const key = Number(keys[i]);
+      if (this.#keyOf.get(id) === key) continue;
+      this.#graph.remove(keys[i]!);
+      this.#idOf.delete(key);
+      this.#free.push(key);
+    }
+  }
+
+  remove(ids: Iterable<string>): void {
+    for (const id of ids) {
+      const key = this.#keyOf.get(id);
+      if (key === undefined) continue;
+      this.#graph.remove(BigInt(key));
+      this.#keyOf.delete(id);
+      this.#idOf.delete(key);
+      this.#free.push(key);
+    }
+  }
+
+  /** The `k` nearest chunks by cosine: the int8 graph's candidates, scored from their float32 rows. */
+  search(query: Float32Array, k: number): Array<{ chunkId: string; score: number }> {
+    const wanted = Math.min(k * rescoreFactor, this.#keyOf.size);
+    if (wanted < 1) return [];
+    const keys = Array.from(this.#graph.search(quantise(query), wanted, 1).keys, Number).filter((key) => this.#idOf.has(key));
+    const hits: Array<{ chunkId: string; score: number }> = [];
+    this.file.read(keys, (i, vector) => hits.push({ chunkId: this.#idOf.get(keys[i]!)!, score: cosine(query, vector) }));
+    return hits.sort((a, b) => b.score - a.score).slice(0, k);
+  }
+}
