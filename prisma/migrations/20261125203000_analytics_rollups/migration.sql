@@ -132,26 +132,12 @@ BEGIN
 END;
 $$;
 
-CREATE FUNCTION "analytics_mark_conversations"() RETURNS trigger LANGUAGE plpgsql AS $$
+-- A row counted on its own day only (conversations, feedback, surveys). TG_ARGV[0]: the row's day column.
+CREATE FUNCTION "analytics_mark_own_day"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM analytics_mark(tenant_id, array_agg(DISTINCT analytics_day(created_at)), TG_OP = 'DELETE')
-     FROM changed GROUP BY tenant_id;
-  RETURN NULL;
-END;
-$$;
-
-CREATE FUNCTION "analytics_mark_feedback"() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM analytics_mark(tenant_id, array_agg(DISTINCT analytics_day(created_at)), TG_OP = 'DELETE')
-     FROM changed GROUP BY tenant_id;
-  RETURN NULL;
-END;
-$$;
-
-CREATE FUNCTION "analytics_mark_surveys"() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM analytics_mark(tenant_id, array_agg(DISTINCT analytics_day(asked_at)), TG_OP = 'DELETE')
-     FROM changed GROUP BY tenant_id;
+  EXECUTE format('SELECT analytics_mark(tenant_id, array_agg(DISTINCT analytics_day(%I)), $1) FROM changed GROUP BY tenant_id',
+                 TG_ARGV[0])
+    USING TG_OP = 'DELETE';
   RETURN NULL;
 END;
 $$;
@@ -188,25 +174,25 @@ CREATE TRIGGER "escalations_analytics_update" AFTER UPDATE ON "escalations" FOR 
   EXECUTE FUNCTION analytics_mark_updated('created_at', 'own');
 
 CREATE TRIGGER "conversations_analytics_insert" AFTER INSERT ON "conversations"
-  REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION analytics_mark_conversations();
+  REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION analytics_mark_own_day('created_at');
 CREATE TRIGGER "conversations_analytics_delete" AFTER DELETE ON "conversations"
-  REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION analytics_mark_conversations();
+  REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION analytics_mark_own_day('created_at');
 CREATE TRIGGER "conversations_analytics_update" AFTER UPDATE ON "conversations" FOR EACH ROW
   WHEN (OLD.status IS DISTINCT FROM NEW.status)
   EXECUTE FUNCTION analytics_mark_updated('created_at', 'own');
 
 CREATE TRIGGER "message_feedback_analytics_insert" AFTER INSERT ON "message_feedback"
-  REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION analytics_mark_feedback();
+  REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION analytics_mark_own_day('created_at');
 CREATE TRIGGER "message_feedback_analytics_delete" AFTER DELETE ON "message_feedback"
-  REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION analytics_mark_feedback();
+  REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION analytics_mark_own_day('created_at');
 CREATE TRIGGER "message_feedback_analytics_update" AFTER UPDATE ON "message_feedback" FOR EACH ROW
   WHEN (OLD.rating IS DISTINCT FROM NEW.rating)
   EXECUTE FUNCTION analytics_mark_updated('created_at', 'own');
 
 CREATE TRIGGER "satisfaction_surveys_analytics_insert" AFTER INSERT ON "satisfaction_surveys"
-  REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION analytics_mark_surveys();
+  REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION analytics_mark_own_day('asked_at');
 CREATE TRIGGER "satisfaction_surveys_analytics_delete" AFTER DELETE ON "satisfaction_surveys"
-  REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION analytics_mark_surveys();
+  REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION analytics_mark_own_day('asked_at');
 CREATE TRIGGER "satisfaction_surveys_analytics_update" AFTER UPDATE ON "satisfaction_surveys" FOR EACH ROW
   WHEN (OLD.score IS DISTINCT FROM NEW.score)
   EXECUTE FUNCTION analytics_mark_updated('asked_at', 'own');
