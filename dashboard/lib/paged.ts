@@ -13,9 +13,8 @@ export function usePagedRows<T>(
   const [total, setTotal] = useState<number | null>(null);
   const [rows, setRows] = useState<Map<number, T>>(new Map());
   const [error, setError] = useState<unknown>(null);
-  const requested = useRef(new Set<number>());
-  // The newest read of each page: an answer that a newer read (another list, or a later refresh) overtook is
-  // dropped, so that a slow read of the previous filter cannot fill the new one.
+  // The newest read of each page loaded or asked for: an answer that a newer read (another list, or a later
+  // refresh) overtook is dropped, so that a slow read of the previous filter cannot fill the new one.
   const latest = useRef(new Map<number, number>());
   const reads = useRef(0);
   const fetcher = useRef(fetchPage);
@@ -23,7 +22,6 @@ export function usePagedRows<T>(
 
   const load = useCallback(
     async (page: number) => {
-      requested.current.add(page);
       const read = ++reads.current;
       latest.current.set(page, read);
       const current = () => latest.current.get(page) === read;
@@ -40,7 +38,7 @@ export function usePagedRows<T>(
         return result;
       } catch (err) {
         if (!current()) return null;
-        requested.current.delete(page);
+        latest.current.delete(page);
         setError(err);
         return null;
       }
@@ -50,7 +48,6 @@ export function usePagedRows<T>(
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: resetKey names the list: a new one starts empty
   useEffect(() => {
-    requested.current = new Set();
     latest.current = new Map();
     setRows(new Map());
     setTotal(null);
@@ -61,14 +58,14 @@ export function usePagedRows<T>(
   const ensure = useCallback(
     (first: number, last: number) => {
       for (let page = Math.floor(first / pageSize) + 1; page <= Math.floor(last / pageSize) + 1; page++) {
-        if (!requested.current.has(page)) void load(page);
+        if (!latest.current.has(page)) void load(page);
       }
     },
     [load, pageSize],
   );
 
   const refresh = useCallback(async () => {
-    const pages = [...requested.current];
+    const pages = [...latest.current.keys()];
     await Promise.all(pages.map((page) => load(page)));
   }, [load]);
 
