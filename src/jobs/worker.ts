@@ -126,7 +126,8 @@ export class Worker {
         this.running.add(task);
         continue;
       }
-      if (this.announced) continue;
+      // stop() may have come while the claim was under way, when there was no wait yet for it to cut short.
+      if (this.announced || this.stopped) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.options.pollMs);
         this.wake = () => {

@@ -339,6 +339,24 @@ describe("Worker", () => {
     expect(await jobRow(later)).toMatchObject({ status: "pending", attempts: 0 });
   });
 
+  it("stops at once when stop() comes while a claim is under way, without waiting for its next poll", async () => {
+    const queue = freshQueue();
+    const claimHeld = gate();
+    const claim = app.services.jobs.claim.bind(app.services.jobs);
+    let claiming = false;
+    vi.spyOn(app.services.jobs, "claim").mockImplementation(async (...args) => {
+      claiming = true;
+      await claimHeld.opened;
+      return claim(...args);
+    });
+    const worker = startWorker(app.services, { [queue]: async () => undefined }, { concurrency: 1, pollMs: 600_000 });
+    await vi.waitFor(() => expect(claiming).toBe(true), { interval: 10 });
+    const stopped = worker.stop();
+    claimHeld.open();
+    // The poll is ten minutes: only a loop that sees the stop after its claim ends before the test's timeout.
+    await stopped;
+  });
+
   it("can be started again after stop()", async () => {
     const queue = freshQueue();
     const runs: string[] = [];
