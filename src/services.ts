@@ -60,6 +60,8 @@ export interface ServiceOverrides {
   logDestination?: DestinationStream;
   /** Tests pass `memory://` for a throw-away embedded database. */
   pgliteDir?: string;
+  /** What that database starts from (DatabaseOptions.pgliteSeed). */
+  pgliteSeed?: Blob;
 }
 
 export async function createServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
@@ -67,6 +69,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const db = await openDatabase({
     url: config.DATABASE_URL,
     pgliteDir: overrides.pgliteDir ?? `${config.DATA_DIR}/pglite`,
+    pgliteSeed: overrides.pgliteSeed,
     poolSize: config.DATABASE_POOL_SIZE,
     poolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS,
   });

@@ -25,6 +25,11 @@ export interface DatabaseOptions {
   url?: string;
   /** Where PGlite keeps its files, or `memory://` for a throw-away database. */
   pgliteDir?: string;
+  /**
+   * A dump of a PGlite data directory (`dumpDataDir`) to start from instead of initialising a new one: the test
+   * suite starts each file's `memory://` database from one migrated copy, where initialising took seconds each.
+   */
+  pgliteSeed?: Blob;
   poolSize?: number;
   /** How long a query waits for a free pool connection before it fails (src/db/busy.ts). */
   poolTimeoutMs?: number;
@@ -32,7 +37,7 @@ export interface DatabaseOptions {
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.url) return openPostgres(options.url, options.poolSize ?? 10, options.poolTimeoutMs ?? 5_000);
-  return openPGlite(options.pgliteDir ?? "./data/pglite");
+  return openPGlite(options.pgliteDir ?? "./data/pglite", options.pgliteSeed);
 }
 
 async function openPostgres(url: string, poolSize: number, poolTimeoutMs: number): Promise<Database> {
@@ -91,9 +96,9 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function openPGlite(dir: string): Promise<Database> {
+async function openPGlite(dir: string, seed: Blob | undefined): Promise<Database> {
   const unlock = dir.startsWith("memory://") ? () => undefined : lockDataDir(dir);
-  const lite = await PGlite.create(dir, { extensions: { vector } }).catch((err) => {
+  const lite = await PGlite.create(dir, { extensions: { vector }, loadDataDir: seed }).catch((err) => {
     unlock();
     throw err;
   });

@@ -41,8 +41,8 @@ let testDb: TestDatabase;
 let db: Database;
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = await openDatabase({ url: testDb.url, pgliteDir: testDb.pgliteDir });
+  testDb = await createTestDatabase({ empty: true });
+  db = await openDatabase(testDb);
   await migrate(db.sql);
 });
 afterAll(async () => {

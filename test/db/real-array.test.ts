@@ -8,7 +8,7 @@ let db: Database;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  db = await openDatabase({ url: database.url, pgliteDir: database.pgliteDir });
+  db = await openDatabase(database);
 });
 afterAll(async () => {
   await db?.close();

@@ -85,6 +85,7 @@ async function listening(env: Record<string, string>, options: TestAppOptions, d
   });
   const services = await createServices(config, {
     pgliteDir: database.pgliteDir,
+    pgliteSeed: database.pgliteSeed,
     logger: createLogger(
       { LOG_LEVEL: (process.env.TEST_LOG_LEVEL as Config["LOG_LEVEL"] | undefined) ?? config.LOG_LEVEL },
       options.logDestination,

@@ -1,33 +1,51 @@
 import { randomBytes } from "node:crypto";
+import { openAsBlob } from "node:fs";
 import pg from "pg";
 
 /**
  * A database for one test file: a fresh PostgreSQL database on the DATABASE_URL server when it is
- * set (`npm run test:pg`), else a throw-away in-memory PGlite.
+ * set (`npm run test:pg`), else a throw-away in-memory PGlite. Both start migrated, copied from the one
+ * database the run's global setup migrated (test/global-setup.ts), unless `empty` is asked for.
  */
 export interface TestDatabase {
   url?: string;
   pgliteDir?: string;
+  /** The migrated PGlite data directory an in-memory database starts from (DatabaseOptions.pgliteSeed). */
+  pgliteSeed?: Blob;
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** Environment variables by which the global setup hands the migrated copies to the test files. */
+export const migratedCopies = { pglite: "PARLEY_TEST_PGLITE_SEED", postgres: "PARLEY_TEST_TEMPLATE_DATABASE" } as const;
+
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
   const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) return { pgliteDir: "memory://", drop: async () => undefined };
+  if (!serverUrl) {
+    const seedFile = options.empty ? undefined : process.env[migratedCopies.pglite];
+    return {
+      pgliteDir: "memory://",
+      pgliteSeed: seedFile ? await openAsBlob(seedFile) : undefined,
+      drop: async () => undefined,
+    };
+  }
   const name = `parley_test_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+  const template = options.empty ? undefined : process.env[migratedCopies.postgres];
+  await onServer(serverUrl, `CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ""}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
+    drop: () => onServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   };
+}
+
+/** One statement on the server's maintenance database (CREATE and DROP DATABASE run outside any other). */
+export async function onServer(serverUrl: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
 }

@@ -100,7 +100,7 @@ describe.each(implementations)("the $name vector index", ({ VECTOR_INDEX }) => {
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    db = await openDatabase({ url: testDb.url, pgliteDir: testDb.pgliteDir });
+    db = await openDatabase(testDb);
     await migrate(db.sql);
     deps = { db, realtime: createRealtimeBus(undefined), logger };
     index = await createVectorIndex(deps, { VECTOR_INDEX });
@@ -221,7 +221,7 @@ describe("a memory index restarted over its snapshot", () => {
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    db = await openDatabase({ url: testDb.url, pgliteDir: testDb.pgliteDir });
+    db = await openDatabase(testDb);
     await migrate(db.sql);
     dir = testTempDir("parley-vectors");
     await addTenant(db, tenant);
@@ -288,7 +288,7 @@ describe("createVectorIndex", () => {
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    db = await openDatabase({ url: testDb.url, pgliteDir: testDb.pgliteDir });
+    db = await openDatabase(testDb);
     await migrate(db.sql);
   });
   afterAll(async () => {
@@ -357,7 +357,7 @@ describe.each(buses)("two memory indexes on one database, through $name", ({ red
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    db = await openDatabase({ url: testDb.url, pgliteDir: testDb.pgliteDir });
+    db = await openDatabase(testDb);
     await migrate(db.sql);
     await addTenant(db, tenant);
     busA = redis ? createRealtimeBus(process.env.REDIS_URL, logger) : createRealtimeBus(undefined);

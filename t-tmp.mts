@@ -1,0 +1,11 @@
+import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
+import { migrate } from "./src/db/migrate.ts";
+let t = performance.now();
+const lap = (l: string) => { const n = performance.now(); console.log(l, Math.round(n - t)); t = n; };
+const a = await PGlite.create("memory://", { extensions: { vector } }); lap("create");
+await migrate({ query: async (q: string, p?: unknown[]) => (await a.query(q, p as any)).rows as any, exec: async (q: string) => { await a.exec(q); } }); lap("migrate");
+const dump = await a.dumpDataDir("none"); lap("dump " + dump.size);
+const b = await PGlite.create("memory://", { extensions: { vector }, loadDataDir: dump }); lap("load");
+console.log((await b.query("select count(*) from _migrations")).rows ?? "");
+const c = await PGlite.create("memory://", { extensions: { vector } }); lap("create2");
