@@ -1,4 +1,4 @@
-import type { Answer, ContextChunk } from "../ai/engine.js";
+import type { Answer } from "../ai/engine.js";
 import { EngineError } from "../ai/engine.js";
 import { discloseAtStart } from "../conversations/disclosure.js";
 import { escalateConversation } from "../conversations/escalate.js";
@@ -9,10 +9,10 @@ import { AppError } from "../errors.js";
 import { publishActivity } from "../escalations/inbox.js";
 import { answerSurvey } from "../feedback/survey.js";
 import type { Services } from "../services.js";
-import { answerInput, answerSettings } from "./answer-settings.js";
+import { answerInput } from "./answer-settings.js";
 import { AlreadyAnswered, deliverReply } from "./deliver.js";
 import type { InboundMessage } from "./inbound.js";
-import { retrieve, searchAhead } from "./retriever.js";
+import { type Ahead, retrieve, searchAhead } from "./retriever.js";
 import { type Intent, type Routed, routeInbound } from "./router.js";
 
 export interface ReplyMetadata {
@@ -171,7 +171,7 @@ async function runPipeline(
   hooks: PipelineHooks,
   took: StageTimings,
 ): Promise<PipelineResult> {
-  const knowledge = searchAhead(services, msg);
+  const ahead = searchAhead(services, msg);
   const scored = await answerSurvey(services, msg);
   if (scored) return scored;
   const routed = await timed(services, took, "router", msg.channel, () => routeInbound(services, msg));
@@ -179,7 +179,7 @@ async function runPipeline(
   if (routed.duplicate) return { ...base, reply: null, handledBy: "duplicate" };
   publishActivity(services, msg.tenantId, { conversationId: base.conversationId, messageId: base.customerMessageId });
   try {
-    return await respond(services, msg, routed, hooks, took, knowledge);
+    return await respond(services, msg, routed, hooks, took, ahead);
   } catch (err) {
     // A run of the same delivery stored its reply first: that one stands.
     if (err instanceof AlreadyAnswered) return { ...base, reply: null, handledBy: "duplicate" };
@@ -197,7 +197,7 @@ async function respond(
   routed: Extract<Routed, { duplicate: false }>,
   hooks: PipelineHooks,
   took: StageTimings,
-  knowledge: Promise<ContextChunk[]>,
+  ahead: Ahead,
 ): Promise<PipelineResult> {
   const { conversation, customerMessage, decision } = routed;
   const base = { conversationId: conversation.id, customerMessageId: customerMessage.id };
@@ -214,7 +214,7 @@ async function respond(
   }
   const disclosure = await discloseAtStart(services, conversation);
   if (disclosure) hooks.onDisclosure?.(disclosure);
-  return { ...(await aiReply(services, msg, routed, hooks, took, knowledge)), disclosure };
+  return { ...(await aiReply(services, msg, routed, hooks, took, ahead)), disclosure };
 }
 
 /** The reply of the AI (an answer or a notice), or the hand-over to a human. */
@@ -224,7 +224,7 @@ async function aiReply(
   routed: Extract<Routed, { duplicate: false }>,
   hooks: PipelineHooks,
   took: StageTimings,
-  knowledge: Promise<ContextChunk[]>,
+  ahead: Ahead,
 ): Promise<PipelineResult> {
   const { conversation, customerMessage, intent, decision } = routed;
   const base = { conversationId: conversation.id, customerMessageId: customerMessage.id };
@@ -253,13 +253,13 @@ async function aiReply(
 
   const replyId = newId("msg");
   hooks.onStart?.({ conversationId: conversation.id, messageId: replyId });
-  const settings = await answerSettings(services, msg.tenantId);
+  const settings = await ahead.settings;
   const retrieved = await timed(services, took, "retriever", msg.channel, () =>
     retrieve(services, {
       tenantId: msg.tenantId,
       conversationId: conversation.id,
       customerMessageId: customerMessage.id,
-      knowledge,
+      knowledge: ahead.knowledge,
     }),
   );
   let streamed = "";

@@ -2,7 +2,7 @@ import type { ContextChunk, Turn } from "../ai/engine.js";
 import { countTokens } from "../knowledge/chunk.js";
 import { searchKnowledge } from "../knowledge/search.js";
 import type { Services } from "../services.js";
-import { answerSettings, searchTextOf } from "./answer-settings.js";
+import { type AnswerSettings, answerSettings, searchTextOf } from "./answer-settings.js";
 import type { InboundMessage } from "./inbound.js";
 
 export interface Retrieved {
@@ -46,20 +46,29 @@ export async function retrieveKnowledge(services: Services, tenantId: string, te
   }));
 }
 
+/** What an answer needs that depends only on the tenant and the text: started as the message arrives. */
+export interface Ahead {
+  settings: Promise<AnswerSettings>;
+  knowledge: Promise<ContextChunk[]>;
+}
+
 /**
- * The knowledge search for a customer's message, started as soon as the message arrives: it needs only the tenant
- * and the text, so it runs while the router finds the conversation, stores the message and classifies it (a call
- * to the model server, with a model engine), and the answer waits for it only as long as it outlasts them. A
- * message that gets no answer from the AI (a hand-off, a human's conversation, a redelivery) leaves it unread.
+ * The tenant's answer settings and the knowledge search for a customer's message, started as soon as the message
+ * arrives: they need only the tenant and the text, so they run while the router finds the conversation, stores the
+ * message and classifies it (a call to the model server, with a model engine), and the answer waits for them only
+ * as long as they outlast it. A message that gets no answer from the AI (a hand-off, a human's conversation, a
+ * redelivery) leaves them unread.
  */
-export function searchAhead(services: Services, msg: InboundMessage): Promise<ContextChunk[]> {
-  if (msg.kind && msg.kind !== "text") return Promise.resolve([]);
-  const search = answerSettings(services, msg.tenantId).then((settings) =>
-    retrieveKnowledge(services, msg.tenantId, searchTextOf(settings, msg.text)),
-  );
-  // Awaited only on the AI's path: elsewhere its failure is of no consequence, and must not surface as unhandled.
-  search.catch(() => undefined);
-  return search;
+export function searchAhead(services: Services, msg: InboundMessage): Ahead {
+  const settings = answerSettings(services, msg.tenantId);
+  const knowledge =
+    msg.kind && msg.kind !== "text"
+      ? Promise.resolve([])
+      : settings.then((read) => retrieveKnowledge(services, msg.tenantId, searchTextOf(read, msg.text)));
+  // Awaited only on the AI's path: elsewhere their failure is of no consequence, and must not surface as unhandled.
+  settings.catch(() => undefined);
+  knowledge.catch(() => undefined);
+  return { settings, knowledge };
 }
 
 /** The tenant's knowledge for the question (a search started ahead) and the recent turns of the conversation. */
