@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { vi } from "vitest";
 
 // Waits by condition get as long as a slow, loaded 2-core machine needs: vi.waitFor's own default is one second.
@@ -10,3 +11,6 @@ vi.waitFor = Object.assign(
     waitFor(callback, typeof options === "number" ? options : { timeout: 30_000, ...options })) as typeof vi.waitFor,
   { [own]: waitFor },
 );
+
+// Runs before each test file, in the worker that runs it: the file's Redis keys and channels (test/helpers/app.ts).
+process.env.PARLEY_TEST_REDIS_PREFIX = `parley-test:${randomUUID()}:`;

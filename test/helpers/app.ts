@@ -62,9 +62,6 @@ export interface TestAppOptions {
   logDestination?: DestinationStream;
 }
 
-// One per test file (vitest gives each file its own copy of this module): its instances count together.
-const redisKeyPrefix = `parley-test:${randomUUID()}:`;
-
 /** The service on an ephemeral port; closes what it opened when it cannot get that far. */
 async function listening(env: Record<string, string>, options: TestAppOptions, database: TestDatabase, dataDir: string) {
   const config = loadConfig({
@@ -80,7 +77,8 @@ async function listening(env: Record<string, string>, options: TestAppOptions, d
     // the login throttle's own tests speak from addresses of their own and set what they test.
     LOGIN_FREE_ATTEMPTS_PER_ADDRESS: "1000000",
     // Test files run at once against one Redis, all from 127.0.0.1: each file's counters are its own.
-    REDIS_KEY_PREFIX: redisKeyPrefix,
+    // One per test file (test/setup.ts): its instances count together, and nothing of an earlier file's counts.
+    REDIS_KEY_PREFIX: process.env.PARLEY_TEST_REDIS_PREFIX ?? `parley-test:${randomUUID()}:`,
     ...env,
   });
   const services = await createServices(config, {
