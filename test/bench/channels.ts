@@ -1,8 +1,12 @@
 import { createHmac } from "node:crypto";
+import { rmSync } from "node:fs";
 import autocannon from "autocannon";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
 import type { TestApp } from "../helpers/app.js";
 import { chatappMessageEvent } from "../helpers/channels.js";
+import { createTestDatabase } from "../helpers/database.js";
+import { freePort, runScript, whenServing } from "../helpers/process.js";
+import { testTempDir } from "../helpers/temp.js";
 import {
   type BenchDatabase,
   benchDatabases,
@@ -19,6 +23,13 @@ const ratePerS = numberFrom("BENCH_CHANNELS_RATE", 200);
 const durationS = numberFrom("BENCH_CHANNELS_DURATION_S", 10);
 const appSecret = "bench_app_secret";
 const phoneNumberId = "200000000000002";
+
+const channelCredentials = {
+  phone_number_id: phoneNumberId,
+  access_token: "EAAG-bench-token-000001",
+  verify_token: "bench-verify",
+  app_secret: appSecret,
+};
 
 /** A signed chat-app message event, as the provider sends it, from its own customer. */
 function signedEvent(n: number): { body: string; signature: string; from: string } {
@@ -37,14 +48,7 @@ async function chatappService(database: BenchDatabase, providers: FakeProviders)
   const res = await app.request("/api/tenant/channels/chatapp", {
     method: "PUT",
     key: apiKey,
-    body: {
-      credentials: {
-        phone_number_id: phoneNumberId,
-        access_token: "EAAG-bench-token-000001",
-        verify_token: "bench-verify",
-        app_secret: appSecret,
-      },
-    },
+    body: { credentials: channelCredentials },
   });
   if (res.status !== 201) throw new Error(`configuring the channel failed: ${JSON.stringify(res.body)}`);
   await app.request("/api/knowledge/sources", {
@@ -123,6 +127,92 @@ async function measure(database: BenchDatabase, worker: boolean): Promise<Row> {
   }
 }
 
+const coldEvents = 20;
+
+interface ColdRow {
+  database: BenchDatabase;
+  /** Whether the process answered too (ROLE=all) or only acknowledged (ROLE=api). */
+  worker: boolean;
+  /** From the process's start to its first `/readyz` answered 200. */
+  readyS: number;
+  /** Each acknowledgement's milliseconds, in the order sent, one event at a time from the first `ready`. */
+  acks: number[];
+}
+
+/** Runs `src/main.ts` on `env` until `use` is done, once it answers `/readyz` with 200; returns how long that took. */
+async function withServiceProcess(env: Record<string, string>, use: (url: string) => Promise<void>): Promise<{ readyS: number }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const started = performance.now();
+  const service = runScript("src/main.ts", [], { ...env, PORT: String(port) });
+  try {
+    for (;;) {
+      if ((await whenServing(`${url}/readyz`, undefined, 600_000)).status === 200) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const readyS = (performance.now() - started) / 1000;
+    await use(url);
+    return { readyS };
+  } finally {
+    service.child.kill("SIGTERM");
+    await service.exit();
+  }
+}
+
+/** Posts a signed event and returns how long its acknowledgement took (ms); throws on anything but 200. */
+async function postEvent(url: string, n: number): Promise<number> {
+  const event = signedEvent(n);
+  const started = performance.now();
+  const res = await fetch(`${url}/api/channels/chatapp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-hub-signature-256": event.signature },
+    body: event.body,
+  });
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`the webhook was answered ${res.status}`);
+  return performance.now() - started;
+}
+
+/**
+ * What a provider sees right after a deploy or a restart: the service in its own process, as `npm start` runs it,
+ * over a database where the tenant's channel is set up and verified (by an earlier process), sent one event at a
+ * time from the moment `/readyz` first says ready. The first acknowledgements pay for whatever the process does on
+ * first use.
+ */
+async function coldStart(database: BenchDatabase, providers: FakeProviders): Promise<ColdRow[]> {
+  const dataDir = testTempDir("parley-bench-cold");
+  const testDb = database.url ? await createTestDatabase({ server: database.url, empty: true }) : null;
+  const env = { ...providers.env, DATA_DIR: dataDir, DATABASE_URL: testDb?.url ?? "", RATE_LIMIT_MAX: "100000000" };
+  try {
+    const created = runScript("src/cli/tenant.ts", ["create", "Bench Bank", "--json"], env);
+    if ((await created.exit()) !== 0) throw new Error(`creating the tenant failed: ${created.stderr()}`);
+    const { apiKey } = JSON.parse(created.stdout()) as { apiKey: string };
+    await withServiceProcess(env, async (url) => {
+      const res = await fetch(`${url}/api/tenant/channels/chatapp`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ credentials: channelCredentials }),
+      });
+      if (res.status !== 201) throw new Error(`configuring the channel failed: ${await res.text()}`);
+      // A signed delivery proves the claim on the account (README "Channel accounts"); the restart finds it verified.
+      await postEvent(url, 0);
+      await providers.waitForSends(1, 120_000);
+    });
+    const rows: ColdRow[] = [];
+    for (const worker of [false, true]) {
+      const acks: number[] = [];
+      const { readyS } = await withServiceProcess({ ...env, ROLE: worker ? "all" : "api" }, async (url) => {
+        for (let n = 1; n <= coldEvents; n++) acks.push(await postEvent(url, rows.length * coldEvents + n));
+      });
+      rows.push({ database, worker, readyS, acks });
+    }
+    return rows;
+  } finally {
+    await testDb?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 /**
  * Webhook acknowledgement latency at a steady rate of signed chat-app events, and end-to-end
  * throughput and latency (event posted → reply at the provider's send API) with the offline engine.
@@ -149,4 +239,24 @@ export async function benchChannels(): Promise<void> {
     );
   }
   if (unreachable) console.log(noteRow(11, 0, unreachable));
+
+  const providers = await startFakeProviders();
+  const cold: ColdRow[] = [];
+  try {
+    for (const database of databases) cold.push(...(await coldStart(database, providers)));
+  } finally {
+    await providers.close();
+  }
+  console.log(`\n### After a cold start: the first ${coldEvents} acknowledgements, one at a time (\`npm start\`'s process)\n`);
+  console.log(
+    `| database | process | start to ready (s) | first ack (ms) | slowest of the first ${coldEvents} (ms) | median (ms) | target |`,
+  );
+  console.log("|---|---|---:|---:|---:|---:|---|");
+  for (const r of cold) {
+    const sorted = [...r.acks].sort((a, b) => a - b);
+    console.log(
+      `| ${r.database.name} | ${r.worker ? "API + worker" : "API only"} | ${fixed(r.readyS, 1)} | ${fixed(r.acks[0]!, 1)} | ${fixed(sorted.at(-1)!, 1)} | ${fixed(percentile(sorted, 0.5), 1)} | no ack over 100 ms |`,
+    );
+  }
+  if (unreachable) console.log(noteRow(7, 0, unreachable));
 }

@@ -18,8 +18,8 @@ export interface TestDatabase {
 /** Environment variables by which the global setup hands the migrated copies to the test files. */
 export const migratedCopies = { pglite: "PARLEY_TEST_PGLITE_SEED", postgres: "PARLEY_TEST_TEMPLATE_DATABASE" } as const;
 
-export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
-  const serverUrl = process.env.DATABASE_URL;
+export async function createTestDatabase(options: { empty?: boolean; server?: string } = {}): Promise<TestDatabase> {
+  const serverUrl = options.server ?? process.env.DATABASE_URL;
   if (!serverUrl) {
     const seedFile = options.empty ? undefined : process.env[migratedCopies.pglite];
     return {
