@@ -95,6 +95,23 @@ async function countPerChannel(services: Services, limits: RateLimits, res: Resp
   }
 }
 
+// Providers' ids are tens of characters. The database indexes them (a message's provider id, a job's de-duplication
+// key, a conversation's customer), and an index entry holds at most about 2,700 bytes.
+const maxIdLength = 256;
+
+/**
+ * The events whose ids the database can index. An id thousands of characters long is no provider's: its event is
+ * dropped, as one for an account no tenant claims is, and the rest of the delivery goes on.
+ */
+function storableEvents(services: Services, events: ChannelEvent[]): ChannelEvent[] {
+  return events.filter((event) => {
+    const ids = [event.routingKey, event.providerMessageId, event.customer.id, event.customer.phone];
+    const storable = ids.every((id) => (id ?? "").length <= maxIdLength);
+    if (!storable) services.logger.warn({ channel: event.type, maxIdLength }, "webhook event dropped: an id is too long");
+    return storable;
+  });
+}
+
 /**
  * The webhook's events with the tenant channels they belong to: authenticated, routed, and counted
  * against each channel's rate limit. What synchronous channels (USSD, voice) answer within the request.
@@ -108,7 +125,7 @@ export async function verifiedEvents(
 ): Promise<Array<{ event: ChannelEvent; channel: ConfiguredChannel }>> {
   // A token is checked before the body is read: without it the request is nobody's.
   const tokenChannel = endpoint.tokenOf ? await channelOfToken(services, endpoint, req) : null;
-  const events = endpoint.parse(req);
+  const events = storableEvents(services, endpoint.parse(req));
   const routed = await routeEvents(services, endpoint, req, events, tokenChannel);
   if (events.length && !routed.length) markUnrouted(res);
   if (routed.length) {

@@ -172,6 +172,17 @@ describe("team chat webhook", () => {
     expect(await inboundJobs(app, `D0TEST010:${JSON.parse(body).event.ts}`)).toBe(0);
   });
 
+  it("acknowledges and drops an event whose ids no provider would send (thousands of characters), storing nothing", async () => {
+    const long = "é".repeat(1_500);
+    const bodies = [
+      eventBody("T0TEST001", { channel: long, user: "U0TEST014", text: "Hi" }),
+      eventBody("T0TEST001", { channel: "D0TEST014", user: "U0TEST014", text: "Hi", ts: `1700000000.${"9".repeat(3_000)}` }),
+    ];
+    for (const body of bodies) expect((await post(body)).status).toBe(200);
+    const stored = { OR: [{ dedupeKey: { contains: "éé" } }, { dedupeKey: { contains: "D0TEST014" } }] };
+    expect(await app.services.db.prisma.job.count({ where: stored })).toBe(0);
+  });
+
   it("never answers bots (its own replies among them), edits or deletions", async () => {
     const bodies = [
       eventBody("T0TEST001", { channel: "D0TEST011", user: "U0BOT0001", text: "our own reply" }),
