@@ -17,6 +17,7 @@ import { migrate } from "./db/migrate.js";
 import { EventOutbox } from "./events/outbox.js";
 import { Egress } from "./http/egress.js";
 import { JobQueue } from "./jobs/queue.js";
+import { warmTokenizer } from "./knowledge/chunk.js";
 import { DocumentReader } from "./knowledge/extraction-pool.js";
 import { createVectorIndex, type VectorIndex } from "./knowledge/vector-index.js";
 import { createLogger } from "./logger.js";
@@ -105,6 +106,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   bankingLexicon();
   // Answers every tenant until its own classifier is trained.
   defaultIntentClassifier();
+  // Every answer counts the conversation's tokens.
+  warmTokenizer();
   await warmMeaning(logger);
   logger.info({ engine: engine.name, embedder: embedder.name, vectorIndex: vectors.kind }, "AI services ready");
   const egress = new Egress({ allowCidrs: config.EGRESS_ALLOW_CIDRS });
