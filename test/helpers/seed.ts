@@ -66,7 +66,7 @@ export async function seedHistory(
      SELECT 'conv_' || $2 || '_' || g, $1, ($3::text[])[1 + g % 6],
             (ARRAY['resolved','open','resolved','closed','open','resolved'])[1 + g % 6],
             '+4915550' || lpad(g::text, 5, '0'), 'cust_' || $2 || '_' || g, 'Customer ' || g, 2,
-            now() - make_interval(mins => g * 43200 / $4), now() - make_interval(mins => g * 43200 / $4)
+            now() - make_interval(mins => (g::bigint * 43200 / $4)::int), now() - make_interval(mins => (g::bigint * 43200 / $4)::int)
        FROM generate_series(1, $4) g`,
     [tenantId, tag, seedChannels, conversations],
   );
@@ -77,7 +77,7 @@ export async function seedHistory(
             CASE k WHEN 1 THEN 'Question ' || g || ' about ' || replace(($3::text[])[1 + g % 6], '_', ' ')
                    ELSE 'Answer ' || g || ' from the knowledge base.' END,
             jsonb_build_object('intent', ($3::text[])[1 + g % 6], 'confidence', 0.8, 'agentType', 'faq', 'grounded', g % 5 <> 0),
-            now() - make_interval(mins => g * 43200 / $4) + make_interval(secs => k)
+            now() - make_interval(mins => (g::bigint * 43200 / $4)::int) + make_interval(secs => k)
        FROM generate_series(1, $4) g, generate_series(1, 2) k`,
     [tenantId, tag, seedIntents, conversations],
   );
