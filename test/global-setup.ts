@@ -2,8 +2,6 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { vector } from "@electric-sql/pglite-pgvector";
 import { openDatabase } from "../src/db/client.js";
 import { migrate } from "../src/db/migrate.js";
 import { migratedCopies, onServer } from "./helpers/database.js";
@@ -25,16 +23,13 @@ async function migratedDatabase(runDir: string): Promise<() => Promise<void>> {
     process.env[migratedCopies.postgres] = name;
     return () => onServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }
-  const lite = await PGlite.create("memory://", { extensions: { vector } });
+  const db = await openDatabase({ pgliteDir: "memory://" });
   const seedFile = path.join(runDir, "migrated-pglite.tar");
   try {
-    await migrate({
-      query: async (text, params) => (await lite.query(text, params)).rows as never[],
-      exec: async (text) => void (await lite.exec(text)),
-    });
-    writeFileSync(seedFile, Buffer.from(await (await lite.dumpDataDir("none")).arrayBuffer()));
+    await migrate(db.sql);
+    writeFileSync(seedFile, Buffer.from(await (await db.dump!()).arrayBuffer()));
   } finally {
-    await lite.close();
+    await db.close();
   }
   process.env[migratedCopies.pglite] = seedFile;
   return async () => rmSync(seedFile, { force: true });

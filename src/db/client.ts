@@ -17,6 +17,8 @@ export interface Database {
   kind: "pglite" | "postgres";
   prisma: PrismaClient;
   sql: SqlRunner;
+  /** PGlite only: its data directory as a tarball, which `pgliteSeed` starts another database from. */
+  dump?(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -115,6 +117,7 @@ async function openPGlite(dir: string, seed: Blob | undefined): Promise<Database
         await lite.exec(text);
       },
     },
+    dump: () => lite.dumpDataDir("none"),
     async close() {
       await prisma.$disconnect();
       await lite.close();

@@ -35,6 +35,7 @@ function stepped(digits: number[]): number[] | null {
   }
   return carry ? null : next;
 }
+
 export type IdPrefix =
   | "ten"
   | "usr"
