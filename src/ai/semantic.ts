@@ -13,6 +13,9 @@ import type { Logger } from "pino";
 const cacheSize = 50_000;
 // USE reads sentences: a longer text is cut to its first words.
 const maxWords = 60;
+// Texts encoded in one call of the model: a batch is padded to its longest text, and thousands at once overflow the
+// model's WebAssembly memory.
+const batchSize = 32;
 
 let model: Promise<EmbeddingsModel | null> | undefined;
 const cache = new Map<string, Float32Array>();
@@ -39,18 +42,28 @@ function normalised(values: number[]): Float32Array {
   return vector;
 }
 
-/** Unit vectors of the texts' meaning, or null for every text when the encoder is unavailable. */
-export async function encodeMeaning(texts: string[]): Promise<Array<Float32Array | null>> {
+/**
+ * Unit vectors of the texts' meaning, or null for every text when the encoder is unavailable. `remember: false` is
+ * for texts read once (a training's examples), which would only push customers' questions out of the cache.
+ */
+export async function encodeMeaning(texts: string[], { remember = true } = {}): Promise<Array<Float32Array | null>> {
   const keys = texts.map(keyOf);
   const missing = [...new Set(keys.filter((k) => k && !cache.has(k)))];
+  const encoded = new Map<string, Float32Array>();
   if (missing.length) {
     const encoder = await loadModel();
     if (!encoder) return texts.map(() => null);
-    const vectors = await encoder.embed(missing);
-    if (cache.size + missing.length > cacheSize) cache.clear();
-    for (const [i, key] of missing.entries()) cache.set(key, normalised(vectors[i]!));
+    for (let start = 0; start < missing.length; start += batchSize) {
+      const batch = missing.slice(start, start + batchSize);
+      const vectors = await encoder.embed(batch);
+      for (const [i, key] of batch.entries()) encoded.set(key, normalised(vectors[i]!));
+    }
+    if (remember) {
+      if (cache.size + missing.length > cacheSize) cache.clear();
+      for (const [key, vector] of encoded) cache.set(key, vector);
+    }
   }
-  return keys.map((k) => (k ? (cache.get(k) ?? null) : null));
+  return keys.map((k) => (k ? (encoded.get(k) ?? cache.get(k) ?? null) : null));
 }
 
 /**

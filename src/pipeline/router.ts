@@ -1,4 +1,5 @@
 import { defaultIntentClassifier } from "../ai/intents/defaults.js";
+import { predictIntents } from "../ai/intents/predict.js";
 import type { TenantIntents } from "../ai/intents/tenant.js";
 import { appendMessage, type MessageRow } from "../conversations/append-message.js";
 import { answerToOffer, offeredPerson } from "../conversations/offer.js";
@@ -40,18 +41,21 @@ const reopenWindowMs = 24 * 3600_000;
 /**
  * The message's intent among the tenant's intents, with what that intent means for routing: by the engine's own
  * classification when it has one (a model server), else, or when that call fails, by the tenant's local classifier.
- * Intents a tenant defines must not stop a customer reaching a human: when the tenant's intent does not escalate,
- * a confident built-in escalating intent (src/ai/intents/tenant.ts) takes its place.
+ * Intents a tenant defines must not stop a customer reaching a human: a confident built-in escalating intent
+ * (src/ai/intents/tenant.ts) takes the place of a tenant's intent that does not escalate, or that escalates less surely.
  */
 export async function classifyIntent(services: Services, tenantId: string, text: string): Promise<Intent> {
   const model = await services.intents.forTenant(tenantId);
   const prediction = await predict(services, model, text);
   const meta = model.meta.get(prediction.intent);
   const intent = { ...prediction, agentType: meta?.agentType ?? "faq", urgent: meta?.urgent ?? false };
-  if (escalates(intent) || !model.builtInEscalations.size) return intent;
+  if (!model.builtInEscalations.size) return intent;
   const builtIn = defaultIntentClassifier().classify(text);
   const escalation = model.builtInEscalations.get(builtIn.intent);
-  return escalation && builtIn.confidence >= escalationConfidence ? { ...builtIn, ...escalation } : intent;
+  if (!escalation || builtIn.confidence < escalationConfidence) return intent;
+  // Both hand over: the surer one names the reason ("my card was stolen" is a stolen card before it is the tenant's
+  // account takeover), which decides the team that takes it.
+  return escalates(intent) && intent.confidence >= builtIn.confidence ? intent : { ...builtIn, ...escalation };
 }
 
 async function predict(services: Services, model: TenantIntents, text: string): Promise<{ intent: string; confidence: number }> {
@@ -66,7 +70,8 @@ async function predict(services: Services, model: TenantIntents, text: string): 
       );
     }
   }
-  return model.classifier.classify(text);
+  const [prediction] = await predictIntents(model.classifier, [text], { remember: true });
+  return prediction!;
 }
 
 async function findConversation(services: Services, msg: InboundMessage): Promise<ConversationRow | null> {

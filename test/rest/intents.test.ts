@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { trainIntentClassifier } from "../../src/ai/intents/classifier.js";
+import { firstPerIntent, readBanking77, stratifiedSplit } from "../bench/intents.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 
 let app: TestApp;
@@ -106,6 +108,35 @@ describe("intents", () => {
     expect((await classify(["my card still hasn't arrived"], other.apiKey))[0]!.intent).toBe("card_arrival");
     const bad = await app.request("/api/intents/import", { key: other.apiKey, body: { examples: [{ text: "", intent: "x" }] } });
     expect(bad.status).toBe(422);
+  });
+
+  it("learns what the tenant's examples mean, not only their words", async () => {
+    const other = await app.tenant("Meaning Bank");
+    // Ten examples for each of thirty of BANKING77's intents, as a tenant writes its own.
+    const rows = readBanking77();
+    const intents = [...new Set(rows.map((row) => row.intent))].sort().slice(0, 30);
+    const examples = firstPerIntent(
+      stratifiedSplit(
+        rows.filter((row) => intents.includes(row.intent)),
+        0.8,
+      ).train,
+      10,
+    );
+    const imported = await app.request("/api/intents/import", { key: other.apiKey, body: { examples } });
+    expect(imported.status).toBe(200);
+    // Customers' questions that share too few words with the examples for words alone.
+    const questions = ["How will I get my card?", "I need my card right away."];
+    expect(
+      trainIntentClassifier(examples)
+        .classifyMany(questions)
+        .map((p) => p.intent),
+    ).not.toContain("card_delivery_estimate");
+    expect((await classify(questions, other.apiKey)).map((p) => p.intent)).toEqual([
+      "card_delivery_estimate",
+      "card_delivery_estimate",
+    ]);
+    const chat = await app.request("/api/chat", { key: other.apiKey, body: { message: questions[1] } });
+    expect(chat.body.metadata.intent).toBe("card_delivery_estimate");
   });
 
   it("classifies up to 1,000 texts at once and refuses more", async () => {

@@ -13,8 +13,11 @@ export interface IntentPrediction {
 
 export interface IntentClassifier {
   readonly intents: string[];
-  classify(text: string): IntentPrediction;
-  classifyMany(texts: string[]): IntentPrediction[];
+  /** Whether the model also reads what a text means: its sentence encoding (src/ai/semantic.ts), passed to classify. */
+  readonly usesMeaning: boolean;
+  /** Without the text's encoding, a model that uses meaning classifies by its words alone. */
+  classify(text: string, meaning?: Float32Array | null): IntentPrediction;
+  classifyMany(texts: string[], meanings?: ReadonlyArray<Float32Array | null>): IntentPrediction[];
   toJSON(): unknown;
 }
 
@@ -24,9 +27,17 @@ export interface TrainOptions {
   epochs?: number;
   /** log2 of the hashed feature space. */
   hashBits?: number;
+  /**
+   * The examples' sentence encodings, in the examples' order: with them the model learns from what the examples
+   * mean beside their words (on BANKING77, 74 % → 81 % with ten examples per intent: test/bench/README.md).
+   */
+  meanings?: ReadonlyArray<Float32Array>;
 }
 
-const formatVersion = 1;
+// 2 added the meaning head; a model of version 1 has none and still loads.
+const formatVersion = 2;
+// The words' and the meaning's log-probabilities are mixed in this proportion (measured on BANKING77's split).
+const wordsShare = 0.6;
 const charGrams = { min: 2, max: 5 };
 const learningRate = 3;
 const minUpdates = 20_000;
@@ -99,6 +110,8 @@ interface ModelState {
   scale: Float32Array;
   weights: Int8Array;
   bias: Float64Array;
+  /** Softmax weights over the sentence encoding, quantised like the words' (one column a dimension). */
+  meaning?: { scale: Float32Array; weights: Int8Array; bias: Float64Array };
 }
 
 class LinearIntentClassifier implements IntentClassifier {
@@ -139,12 +152,22 @@ class LinearIntentClassifier implements IntentClassifier {
     };
   }
 
-  classify(text: string): IntentPrediction {
+  get usesMeaning(): boolean {
+    return this.state.meaning !== undefined;
+  }
+
+  classify(text: string, meaning?: Float32Array | null): IntentPrediction {
     const { intents, scale, weights, bias } = this.state;
     const vector = this.vectorize(termCounts(text, this.state.hashBits));
     // A single intent has no rival to be compared with: how familiar the text looks is all there is to say.
     if (intents.length === 1) return { intent: intents[0]!, confidence: vector.coverage };
-    const scores = scoresOf(vector, bias, scale, weights);
+    let scores = scoresOf(vector, bias, scale, weights);
+    const head = this.state.meaning;
+    if (head && meaning?.length === head.scale.length) {
+      const byWords = logSoftmax(scores);
+      const byMeaning = logSoftmax(scoresOf(denseVector(meaning), head.bias, head.scale, head.weights));
+      scores = byWords.map((value, k) => wordsShare * value + (1 - wordsShare) * byMeaning[k]!);
+    }
     const best = argmax(scores);
     let sum = 0;
     for (const score of scores) sum += Math.exp(score - scores[best]!);
@@ -153,12 +176,12 @@ class LinearIntentClassifier implements IntentClassifier {
     return { intent: intents[best]!, confidence: Math.max(0, (1 / sum - chance) / (1 - chance)) };
   }
 
-  classifyMany(texts: string[]): IntentPrediction[] {
-    return texts.map((text) => this.classify(text));
+  classifyMany(texts: string[], meanings?: ReadonlyArray<Float32Array | null>): IntentPrediction[] {
+    return texts.map((text, i) => this.classify(text, meanings?.[i]));
   }
 
   toJSON(): unknown {
-    const { intents, hashBits, buckets, idf, scale, weights, bias } = this.state;
+    const { intents, hashBits, buckets, idf, scale, weights, bias, meaning } = this.state;
     return {
       version: formatVersion,
       intents,
@@ -168,8 +191,24 @@ class LinearIntentClassifier implements IntentClassifier {
       scale: toBase64(scale),
       weights: toBase64(weights),
       bias: [...bias],
+      ...(meaning && {
+        meaning: { scale: toBase64(meaning.scale), weights: toBase64(meaning.weights), bias: [...meaning.bias] },
+      }),
     };
   }
+}
+
+/** A dense vector as the sparse kind the softmax reads: every dimension a column. */
+function denseVector(values: Float32Array): SparseVector {
+  return { columns: Int32Array.from(values, (_, i) => i), values: Float64Array.from(values), coverage: 1 };
+}
+
+function logSoftmax(scores: Float64Array): Float64Array {
+  const top = scores[argmax(scores)]!;
+  let sum = 0;
+  for (const score of scores) sum += Math.exp(score - top);
+  const log = top + Math.log(sum);
+  return scores.map((score) => score - log);
 }
 
 function scoresOf({ columns, values }: SparseVector, bias: Float64Array, scale: Float32Array, weights: Int8Array): Float64Array {
@@ -265,8 +304,11 @@ export function trainIntentClassifier(examples: IntentExample[], options: TrainO
   if (examples.length === 0) throw new Error("An intent classifier needs at least one example");
   const hashBits = options.hashBits ?? 18;
   if (!Number.isInteger(hashBits) || hashBits < 8 || hashBits > 30) throw new Error("hashBits must be an integer from 8 to 30");
+  if (options.meanings && options.meanings.length !== examples.length) throw new Error("one meaning per example is needed");
   // Sorted so that the model does not depend on the order the examples were stored in.
-  const sorted = [...examples].sort((a, b) => compare(a.intent, b.intent) || compare(a.text, b.text));
+  const sorted = examples
+    .map((example, i) => ({ ...example, meaning: options.meanings?.[i] }))
+    .sort((a, b) => compare(a.intent, b.intent) || compare(a.text, b.text));
   const intents = [...new Set(sorted.map((example) => example.intent))];
   const counts = sorted.map((example) => termCounts(example.text, hashBits));
 
@@ -292,7 +334,32 @@ export function trainIntentClassifier(examples: IntentExample[], options: TrainO
   const labels = sorted.map((example) => intents.indexOf(example.intent));
   const epochs = options.epochs ?? Math.min(epochRange.max, Math.max(epochRange.min, Math.ceil(minUpdates / sorted.length)));
   const fitted = fitSoftmax(vectors, labels, classes, buckets.length, epochs, options.seed ?? 1);
-  return new LinearIntentClassifier({ intents, hashBits, buckets, idf, bias: fitted.bias, ...quantize(fitted.weights, classes) });
+  const meaning =
+    options.meanings &&
+    meaningHead(
+      sorted.map((example) => example.meaning!),
+      labels,
+      classes,
+      epochs,
+      options.seed ?? 1,
+    );
+  return new LinearIntentClassifier({
+    intents,
+    hashBits,
+    buckets,
+    idf,
+    bias: fitted.bias,
+    ...quantize(fitted.weights, classes),
+    ...(meaning && { meaning }),
+  });
+}
+
+function meaningHead(meanings: Float32Array[], labels: number[], classes: number, epochs: number, seed: number) {
+  const dimensions = meanings[0]?.length ?? 0;
+  if (!dimensions || meanings.some((meaning) => meaning.length !== dimensions)) throw new Error("meanings must share one length");
+  const fitted = fitSoftmax(meanings.map(denseVector), labels, classes, dimensions, epochs, seed);
+  const { scale, weights } = quantize(fitted.weights, classes);
+  return { scale, weights, bias: fitted.bias };
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -306,7 +373,7 @@ function fromBase64<T>(text: string, make: (buffer: ArrayBuffer) => T): T {
 }
 
 const serialized = z.object({
-  version: z.literal(formatVersion),
+  version: z.union([z.literal(1), z.literal(formatVersion)]),
   intents: z.array(z.string()).min(1),
   hashBits: z.number().int().min(8).max(30),
   buckets: z.string(),
@@ -314,6 +381,7 @@ const serialized = z.object({
   scale: z.string(),
   weights: z.string(),
   bias: z.array(z.number()),
+  meaning: z.object({ scale: z.string(), weights: z.string(), bias: z.array(z.number()) }).optional(),
 });
 
 export function loadIntentClassifier(json: unknown): IntentClassifier {
@@ -326,13 +394,22 @@ export function loadIntentClassifier(json: unknown): IntentClassifier {
     scale: fromBase64(data.scale, (buffer) => new Float32Array(buffer)),
     weights: fromBase64(data.weights, (buffer) => new Int8Array(buffer)),
     bias: Float64Array.from(data.bias),
+    ...(data.meaning && {
+      meaning: {
+        scale: fromBase64(data.meaning.scale, (buffer) => new Float32Array(buffer)),
+        weights: fromBase64(data.meaning.weights, (buffer) => new Int8Array(buffer)),
+        bias: Float64Array.from(data.meaning.bias),
+      },
+    }),
   };
   const columns = state.buckets.length;
+  const head = state.meaning;
   const consistent =
     state.idf.length === columns &&
     state.scale.length === columns &&
     state.weights.length === columns * state.intents.length &&
-    state.bias.length === state.intents.length;
+    state.bias.length === state.intents.length &&
+    (!head || (head.weights.length === head.scale.length * state.intents.length && head.bias.length === state.intents.length));
   if (!consistent) throw new Error("Serialized intent classifier is inconsistent");
   return new LinearIntentClassifier(state);
 }

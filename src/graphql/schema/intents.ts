@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { predictIntents } from "../../ai/intents/predict.js";
 import { newId } from "../../db/ids.js";
 import type { TenantDb } from "../../db/tenant-scope.js";
 import { AppError, notFound } from "../../errors.js";
@@ -263,7 +264,7 @@ builder.queryField("classifyIntents", (t) =>
     resolve: async (_root, args, ctx) => {
       const texts = parseInput(z.array(z.string().max(4_000)).min(1).max(maxClassifyTexts), args.texts);
       const model = await ctx.services.intents.current(ctx.tenantId);
-      return model.classifier.classifyMany(texts);
+      return predictIntents(model.classifier, texts);
     },
   }),
 );
