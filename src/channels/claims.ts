@@ -14,11 +14,14 @@ export interface Claim {
 
 /** The enabled channels claiming a provider account, the verified claim first. */
 export async function claimsOf(services: Services, type: ChannelType, routingKey: string): Promise<Claim[]> {
-  const rows = await services.db.prisma.channel.findMany({
-    where: { type, routingKey, enabled: true },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  const rows = await services.tenants.channelRows(`account:${type}:${routingKey}`, async () => {
+    const found = await services.db.prisma.channel.findMany({
+      where: { type, routingKey, enabled: true },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    });
+    return found.length ? found : null;
   });
-  return rows
+  return (rows ?? [])
     .map((row) => ({ channel: openChannel(services, row), verified: row.verifiedRoutingKey === row.routingKey }))
     .sort((a, b) => Number(b.verified) - Number(a.verified));
 }
@@ -35,6 +38,8 @@ async function prove(services: Services, channel: ConfiguredChannel): Promise<vo
       }),
       prisma.channel.updateMany({ where: { id, routingKey }, data: { verifiedRoutingKey: routingKey } }),
     ]);
+    // The claims of the account changed, whichever tenants they are: the proven one is tried first from now on.
+    services.tenants.changed(channel.tenantId);
     services.logger.info({ channelId: id, type }, "a signed delivery proved the channel's claim on its account");
   } catch (err) {
     // Another claim was proven at the same moment: this delivery is still this claim's, the next one decides.

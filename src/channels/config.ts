@@ -118,8 +118,11 @@ export async function saveChannel(
     webhookTokenHash: token ? webhookTokenHash(token) : null,
     settings: settings as Prisma.InputJsonObject,
   };
-  if (existing) return { row: await db.channel.update({ where: { id: existing.id }, data }), created: false };
-  return { row: await db.channel.create({ data: { id: newId("chn"), tenantId, type, ...data } }), created: true };
+  const saved = existing
+    ? { row: await db.channel.update({ where: { id: existing.id }, data }), created: false }
+    : { row: await db.channel.create({ data: { id: newId("chn"), tenantId, type, ...data } }), created: true };
+  services.tenants.changed(tenantId);
+  return saved;
 }
 
 /**

@@ -23,10 +23,13 @@ export function openChannel(services: Pick<Services, "secrets">, row: ChannelRow
  * unique (saving never tells whether another channel has one): the oldest channel with it keeps it.
  */
 export async function channelByToken(services: Services, types: ChannelType[], token: string) {
-  const row = await services.db.prisma.channel.findFirst({
-    where: { type: { in: types }, webhookTokenHash: webhookTokenHash(token), enabled: true },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-  });
+  const hash = webhookTokenHash(token);
+  const row = await services.tenants.channelRows(`token:${types.join(",")}:${hash}`, () =>
+    services.db.prisma.channel.findFirst({
+      where: { type: { in: types }, webhookTokenHash: hash, enabled: true },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    }),
+  );
   return row ? openChannel(services, row) : null;
 }
 

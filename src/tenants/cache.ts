@@ -30,8 +30,8 @@ interface Entry<T> {
 const ttlMs = 30_000;
 
 /**
- * Tenants (name, settings, intents version) and API keys, cached in this instance so that a request does not
- * read them from the database each time. Whatever changes them calls `changed(tenantId)` once its transaction has
+ * Tenants (name, settings, intents version), API keys and the channels webhooks are routed to, cached in this
+ * instance so that a request does not read them from the database each time. Whatever changes them calls `changed(tenantId)` once its transaction has
  * committed: this instance forgets the tenant and its keys at once, and the others when the announcement reaches
  * them through the pubsub (in-process, or Redis across instances). A read that started before a change and
  * ends after its announcement is not kept: it may have seen the old rows.
@@ -39,6 +39,8 @@ const ttlMs = 30_000;
 export class TenantCache {
   private readonly tenants = new Map<string, Entry<CachedTenant | null>>();
   private readonly keys = new Map<string, Entry<CachedApiKey | null>>();
+  // Looked up across tenants (a webhook names an account, not a tenant): any tenant's change forgets them all.
+  private readonly channels = new Map<string, Entry<unknown>>();
   // Bumped by every change: a read keeps its result only if no change was announced while it ran.
   private generation = 0;
   private unsubscribe: () => unknown = () => undefined;
@@ -79,7 +81,15 @@ export class TenantCache {
     );
   }
 
-  /** After a committed change of the tenant, its settings or its keys: every instance forgets them. */
+  /**
+   * The channel rows a webhook look-up found (by token, by provider account), kept while no tenant changes: an
+   * acknowledgement reads them on every delivery. Nothing is kept for a look-up that finds none (null).
+   */
+  channelRows<T>(lookup: string, load: () => Promise<T | null>): Promise<T | null> {
+    return this.read(this.channels as Map<string, Entry<T | null>>, lookup, load);
+  }
+
+  /** After a committed change of the tenant, its settings, its keys or its channels: every instance forgets them. */
   changed(tenantId: string): void {
     this.forget(tenantId);
     this.services.realtime.pubsub.publish("tenant:changed", { tenantId });
@@ -88,6 +98,7 @@ export class TenantCache {
   private forget(tenantId: string): void {
     this.generation++;
     this.tenants.delete(tenantId);
+    this.channels.clear();
     for (const [hash, entry] of this.keys) if (entry.value?.tenantId === tenantId) this.keys.delete(hash);
   }
 

@@ -123,6 +123,7 @@ builder.mutationField("deleteChannel", (t) =>
       const id = String(args.id);
       const { count } = await ctx.db.channel.deleteMany({ where: { id } });
       if (!count) throw notFound("Channel");
+      ctx.services.tenants.changed(ctx.tenantId);
       return id;
     },
   }),
