@@ -1,4 +1,5 @@
 import express, { type Request, type RequestHandler, type Response } from "express";
+import { Prisma } from "../db/generated/prisma/client.js";
 import { AppError } from "../errors.js";
 import { applyDecision, type RateLimits } from "../http/rate-limit.js";
 import type { Services } from "../services.js";
@@ -152,37 +153,31 @@ export async function acceptWebhook(
   res: Response,
 ): Promise<number> {
   const routed = await verifiedEvents(services, limits, endpoint, req, res);
-  if (!routed.length) return 0;
-  const fresh: typeof routed = [];
-  for (const item of routed) {
-    const providerMessageId = providerMessageKey(item.channel, item.event);
-    const seen = await services.db.prisma.message.findFirst({
-      where: { tenantId: item.channel.tenantId, providerMessageId },
-      select: { id: true },
-    });
-    if (!seen) fresh.push(item);
-  }
-  const enqueue = (tx: Parameters<Services["jobs"]["enqueue"]>[1], { event, channel }: (typeof fresh)[number]) => {
+  // A redelivery of a message already handled is done: no job for it. One that races its first delivery is
+  // dropped by the job's de-duplication key, or by the pipeline.
+  const enqueue = (tx: Parameters<Services["jobs"]["enqueue"]>[1], { event, channel }: (typeof routed)[number]) => {
     const providerMessageId = providerMessageKey(channel, event);
-    return services.jobs.enqueue(
+    return services.jobs.enqueueUnless(
       {
         queue: inboundQueue,
         tenantId: channel.tenantId,
         payload: { channelId: channel.id, providerMessageId, event: { ...event } },
         dedupeKey: providerMessageId,
       },
+      Prisma.sql`EXISTS (SELECT 1 FROM messages WHERE tenant_id = ${channel.tenantId} AND provider_message_id = ${providerMessageId})`,
       tx,
     );
   };
   // The usual webhook carries one message: its INSERT needs no transaction, and enqueue announces it once stored.
-  if (fresh.length === 1) await enqueue(undefined, fresh[0]!);
-  else if (fresh.length) {
-    await services.db.prisma.$transaction(async (tx) => {
-      for (const item of fresh) await enqueue(tx, item);
-    });
-    services.jobs.announce(inboundQueue);
-  }
-  return fresh.length;
+  if (routed.length === 1) return (await enqueue(undefined, routed[0]!)) ? 1 : 0;
+  if (!routed.length) return 0;
+  const enqueued = await services.db.prisma.$transaction(async (tx) => {
+    let count = 0;
+    for (const item of routed) if (await enqueue(tx, item)) count++;
+    return count;
+  });
+  services.jobs.announce(inboundQueue);
+  return enqueued;
 }
 
 /** Sends the provider's acknowledgement. */

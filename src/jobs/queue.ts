@@ -1,7 +1,7 @@
 import type { PubSub } from "graphql-yoga";
 import type { Logger } from "pino";
 import type { Database } from "../db/client.js";
-import type { Prisma } from "../db/generated/prisma/client.js";
+import { Prisma } from "../db/generated/prisma/client.js";
 import { newId } from "../db/ids.js";
 import type { Topics } from "../realtime/pubsub.js";
 
@@ -76,31 +76,44 @@ export class JobQueue {
    * live job, that job. Jobs without a `runAt` are due by the database's clock, the one `claim` reads.
    */
   async enqueue(input: EnqueueInput, tx: Executor = this.db.prisma): Promise<string> {
+    // The live job found on a conflict may finish before we read it; then the key is free again.
+    for (;;) {
+      const id = await this.insert(input, Prisma.sql`FALSE`, tx);
+      if (id) return id;
+      const live = await tx.$queryRaw<Array<{ id: string }>>`
+        SELECT id FROM jobs WHERE queue = ${input.queue} AND dedupe_key = ${input.dedupeKey ?? null} AND status IN ('pending', 'running')`;
+      if (live[0]) return live[0].id;
+    }
+  }
+
+  /**
+   * Enqueues the job unless `done` (an SQL condition: the work is done already) holds or a live job has its
+   * `dedupeKey`, in one statement: the new job's id, or null when either job or condition makes it needless.
+   * What a webhook's acknowledgement costs a message.
+   */
+  async enqueueUnless(input: EnqueueInput, done: Prisma.Sql, tx: Executor = this.db.prisma): Promise<string | null> {
+    return this.insert(input, done, tx);
+  }
+
+  private async insert(input: EnqueueInput, unless: Prisma.Sql, tx: Executor): Promise<string | null> {
     const maxAttempts = input.maxAttempts ?? 8;
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
       throw new RangeError(`maxAttempts must be a positive integer, not ${maxAttempts}`);
     }
-    const payload = JSON.stringify(input.payload ?? {});
-    const dedupeKey = input.dedupeKey ?? null;
+    const id = newId("job");
     // "Due now" is truncated to run_at's milliseconds: timestamptz(3) rounds, so a plain now() could be
     // stored in the future, and a worker woken at once by the announcement would find nothing and wait a poll.
-    // The live job found on a conflict may finish before we read it; then the key is free again.
-    for (;;) {
-      const id = newId("job");
-      const inserted = await tx.$queryRaw<Array<{ id: string }>>`
-        INSERT INTO jobs (id, tenant_id, queue, payload, run_at, max_attempts, dedupe_key, updated_at)
-        VALUES (${id}, ${input.tenantId ?? null}, ${input.queue}, ${payload}::jsonb, COALESCE(${input.runAt ?? null}::timestamptz, date_trunc('milliseconds', now())),
-                ${maxAttempts}, ${dedupeKey}, now())
-        ON CONFLICT (queue, dedupe_key) WHERE dedupe_key IS NOT NULL AND status IN ('pending', 'running') DO NOTHING
-        RETURNING id`;
-      if (inserted.length > 0) {
-        this.announce(input.queue);
-        return id;
-      }
-      const live = await tx.$queryRaw<Array<{ id: string }>>`
-        SELECT id FROM jobs WHERE queue = ${input.queue} AND dedupe_key = ${dedupeKey} AND status IN ('pending', 'running')`;
-      if (live[0]) return live[0].id;
-    }
+    const inserted = await tx.$queryRaw<Array<{ id: string }>>`
+      INSERT INTO jobs (id, tenant_id, queue, payload, run_at, max_attempts, dedupe_key, updated_at)
+      SELECT ${id}, ${input.tenantId ?? null}, ${input.queue}, ${JSON.stringify(input.payload ?? {})}::jsonb,
+             COALESCE(${input.runAt ?? null}::timestamptz, date_trunc('milliseconds', now())), ${maxAttempts},
+             ${input.dedupeKey ?? null}, now()
+       WHERE NOT (${unless})
+      ON CONFLICT (queue, dedupe_key) WHERE dedupe_key IS NOT NULL AND status IN ('pending', 'running') DO NOTHING
+      RETURNING id`;
+    if (!inserted.length) return null;
+    this.announce(input.queue);
+    return id;
   }
 
   /** Wakes idle workers (on every instance when pubsub runs on Redis). */

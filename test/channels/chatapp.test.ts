@@ -149,6 +149,8 @@ describe("chat-app messages (POST)", () => {
       where: { tenantId, role: "customer", providerMessageId: { endsWith: ":wamid.DUP1" } },
     });
     expect(customerMessages).toBe(1);
+    // A redelivery of a message already handled is acknowledged without a job of its own.
+    expect(await app.services.db.prisma.job.count({ where: { dedupeKey: { endsWith: ":wamid.DUP1" } } })).toBe(1);
   });
 
   it("answers a picture politely, asking for text", async () => {
