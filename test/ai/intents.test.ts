@@ -1,9 +1,8 @@
-import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadIntentClassifier, trainIntentClassifier } from "../../src/ai/intents/classifier.js";
 import { defaultIntentClassifier, defaultIntents } from "../../src/ai/intents/defaults.js";
 import { encodeMeaning } from "../../src/ai/semantic.js";
-import { banking77Path, firstPerIntent, readBanking77, stratifiedSplit } from "../bench/intents.js";
+import { firstPerIntent, readBanking77, stratifiedSplit } from "../bench/intents.js";
 
 // Phrasings that are not among the default examples.
 const heldOut: Record<string, string[]> = {
@@ -140,7 +139,7 @@ describe("trainIntentClassifier", () => {
   });
 });
 
-describe.runIf(existsSync(banking77Path))("on BANKING77", () => {
+describe("on BANKING77", () => {
   it("classifies held-out queries well after 20 examples per intent", () => {
     const { train, test } = stratifiedSplit(readBanking77(), 0.8);
     const classifier = trainIntentClassifier(firstPerIntent(train, 20));

@@ -4,8 +4,8 @@ import { parse } from "csv-parse/sync";
 import { type IntentExample, trainIntentClassifier } from "../../src/ai/intents/classifier.js";
 import { encodeMeaning } from "../../src/ai/semantic.js";
 
-/** BANKING77's training file, shared next to the repository (see its README for source and licence). */
-export const banking77Path = fileURLToPath(new URL("../../../shared/data/banking77-train.csv", import.meta.url));
+/** BANKING77's training file, as the service ships it (src/ai/data/README.md: source and licence). */
+const banking77Path = fileURLToPath(new URL("../../src/ai/data/banking77-train.csv", import.meta.url));
 
 export function readBanking77(): IntentExample[] {
   const rows: string[][] = parse(readFileSync(banking77Path), { from_line: 2 });
