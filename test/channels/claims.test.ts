@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { chatappTextDelivery, configureChannel, metaSignature } from "../helpers/channels.js";
+import { chatappTextDelivery, configureChannel, chatappCredentials as credentials, metaSignature } from "../helpers/channels.js";
 
 // Channel accounts cannot be probed or squatted: saving a channel claims a provider account without
 // saying whether another tenant claims it, and a delivery goes only to the claim whose credentials
@@ -12,13 +12,6 @@ const account = "200000000000777";
 let app: TestApp;
 let owner: { apiKey: string; tenantId: string };
 let squatter: { apiKey: string; tenantId: string };
-
-const credentials = (phoneNumberId: string, appSecret: string) => ({
-  phone_number_id: phoneNumberId,
-  access_token: "EAAG-test-access-token-0001",
-  verify_token: `vt-${appSecret}`,
-  app_secret: appSecret,
-});
 
 /** Posts a delivery for the account signed with the secret; answers the status and the tenants its jobs went to. */
 async function deliver(phoneNumberId: string, secret: string) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { chatappTextDelivery, configureChannel, metaSignature } from "../helpers/channels.js";
+import { chatappTextDelivery, configureChannel, chatappCredentials as credentials, metaSignature } from "../helpers/channels.js";
 
 // Each instance keeps the channel rows its webhooks looked up (an acknowledgement would otherwise read them on every
 // delivery): a change of a channel, through the API of any instance, must route the next delivery by the new rows.
@@ -9,13 +9,6 @@ const path = "/api/channels/chatapp";
 const env = { SECRETS_KEY: "11".repeat(32) };
 let app: TestApp;
 let bank: { apiKey: string; tenantId: string };
-
-const credentials = (account: string, appSecret: string) => ({
-  phone_number_id: account,
-  access_token: "EAAG-test-access-token-0001",
-  verify_token: `vt-${appSecret}`,
-  app_secret: appSecret,
-});
 
 /** Posts a delivery for the account signed with the secret: its status, and whether a job was stored for it. */
 async function deliver(on: TestApp, account: string, secret: string) {
@@ -40,30 +33,20 @@ afterAll(async () => {
 describe("the webhook's channel look-ups", () => {
   it("route the next delivery by a channel changed through the API: new secret, disabled, deleted", async () => {
     const account = "200000000000901";
-    await configureChannel(app, bank.apiKey, "chatapp", credentials(account, "first-secret-0001"));
+    const channel = await configureChannel(app, bank.apiKey, "chatapp", credentials(account, "first-secret-0001"));
     expect(await deliver(app, account, "first-secret-0001")).toEqual({ status: 200, stored: true });
 
     await configureChannel(app, bank.apiKey, "chatapp", credentials(account, "second-secret-0002"));
     expect(await deliver(app, account, "first-secret-0001")).toEqual({ status: 401, stored: false });
     expect(await deliver(app, account, "second-secret-0002")).toEqual({ status: 200, stored: true });
 
-    const disabled = await app.request("/api/tenant/channels/chatapp", {
-      method: "PUT",
-      key: bank.apiKey,
-      body: { enabled: false },
-    });
-    expect(disabled.status).toBe(200);
-    expect(await deliver(app, account, "second-secret-0002")).toEqual({ status: 200, stored: false });
+    for (const enabled of [false, true]) {
+      const saved = await app.request("/api/tenant/channels/chatapp", { method: "PUT", key: bank.apiKey, body: { enabled } });
+      expect(saved.status).toBe(200);
+      expect(await deliver(app, account, "second-secret-0002")).toEqual({ status: 200, stored: enabled });
+    }
 
-    const enabled = await app.request("/api/tenant/channels/chatapp", {
-      method: "PUT",
-      key: bank.apiKey,
-      body: { enabled: true },
-    });
-    expect(enabled.status).toBe(200);
-    expect(await deliver(app, account, "second-secret-0002")).toEqual({ status: 200, stored: true });
-
-    const removed = await app.request(`/api/tenant/channels/${enabled.body.id}`, { method: "DELETE", key: bank.apiKey });
+    const removed = await app.request(`/api/tenant/channels/${channel.id}`, { method: "DELETE", key: bank.apiKey });
     expect(removed.status).toBeLessThan(300);
     expect(await deliver(app, account, "second-secret-0002")).toEqual({ status: 200, stored: false });
   });

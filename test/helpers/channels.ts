@@ -17,6 +17,14 @@ export async function configureChannel(
   return res.body as { id: string; routing_key: string; webhook_url: string };
 }
 
+/** A chat-app channel's credentials for a phone number id, signed with the app secret. */
+export const chatappCredentials = (phoneNumberId: string, appSecret: string) => ({
+  phone_number_id: phoneNumberId,
+  access_token: "EAAG-test-access-token-0001",
+  verify_token: `vt-${appSecret}`,
+  app_secret: appSecret,
+});
+
 /** Meta's X-Hub-Signature-256 of a raw body. */
 export function metaSignature(rawBody: string, appSecret: string): string {
   return `sha256=${createHmac("sha256", appSecret).update(rawBody).digest("hex")}`;
