@@ -42,27 +42,53 @@ function normalised(values: number[]): Float32Array {
   return vector;
 }
 
+/** The texts' unit vectors, in order, or null when the encoder is unavailable. */
+async function encodeTexts(texts: string[]): Promise<Float32Array[] | null> {
+  const encoder = await loadModel();
+  if (!encoder) return null;
+  const out: Float32Array[] = [];
+  for (let start = 0; start < texts.length; start += batchSize) {
+    const vectors = await encoder.embed(texts.slice(start, start + batchSize));
+    out.push(...vectors.map(normalised));
+  }
+  return out;
+}
+
+// Encodings under way, by key: the router and the retriever ask for a customer's message at about the same time.
+const inFlight = new Map<string, Promise<Float32Array | null>>();
+
 /**
  * Unit vectors of the texts' meaning, or null for every text when the encoder is unavailable. `remember: false` is
  * for texts read once (a training's examples), which would only push customers' questions out of the cache.
  */
 export async function encodeMeaning(texts: string[], { remember = true } = {}): Promise<Array<Float32Array | null>> {
   const keys = texts.map(keyOf);
-  const missing = [...new Set(keys.filter((k) => k && !cache.has(k)))];
-  const encoded = new Map<string, Float32Array>();
+  const pending = new Map<string, Promise<Float32Array | null>>();
+  for (const key of keys) {
+    const known = key && !cache.has(key) ? inFlight.get(key) : undefined;
+    if (known) pending.set(key, known);
+  }
+  const missing = [...new Set(keys.filter((k) => k && !cache.has(k) && !pending.has(k)))];
   if (missing.length) {
-    const encoder = await loadModel();
-    if (!encoder) return texts.map(() => null);
-    for (let start = 0; start < missing.length; start += batchSize) {
-      const batch = missing.slice(start, start + batchSize);
-      const vectors = await encoder.embed(batch);
-      for (const [i, key] of batch.entries()) encoded.set(key, normalised(vectors[i]!));
-    }
-    if (remember) {
-      if (cache.size + missing.length > cacheSize) cache.clear();
-      for (const [key, vector] of encoded) cache.set(key, vector);
+    const batch = encodeTexts(missing);
+    for (const [i, key] of missing.entries()) {
+      const one = batch.then((vectors) => vectors?.[i] ?? null);
+      pending.set(key, one);
+      if (!remember) continue;
+      inFlight.set(key, one);
+      void one
+        .then((vector) => {
+          if (!vector) return;
+          if (cache.size >= cacheSize) cache.clear();
+          cache.set(key, vector);
+        })
+        // A failed encoding is the caller's error to see (it awaits `one`), not an unhandled rejection here.
+        .catch(() => undefined)
+        .finally(() => inFlight.delete(key));
     }
   }
+  const encoded = new Map<string, Float32Array | null>();
+  for (const [key, vector] of pending) encoded.set(key, await vector);
   return keys.map((k) => (k ? (encoded.get(k) ?? cache.get(k) ?? null) : null));
 }
 
