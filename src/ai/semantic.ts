@@ -57,39 +57,47 @@ async function encodeTexts(texts: string[]): Promise<Float32Array[] | null> {
 // Encodings under way, by key: the router and the retriever ask for a customer's message at about the same time.
 const inFlight = new Map<string, Promise<Float32Array | null>>();
 
+/** Keeps an encoding under way findable, then remembered once done. */
+function rememberWhenDone(key: string, encoding: Promise<Float32Array | null>): void {
+  inFlight.set(key, encoding);
+  void encoding
+    .then((vector) => {
+      if (!vector) return;
+      if (cache.size >= cacheSize) cache.clear();
+      cache.set(key, vector);
+    })
+    // A failed encoding is the caller's error to see (it awaits the encoding), not an unhandled rejection here.
+    .catch(() => undefined)
+    .finally(() => inFlight.delete(key));
+}
+
 /**
  * Unit vectors of the texts' meaning, or null for every text when the encoder is unavailable. `remember: false` is
  * for texts read once (a training's examples), which would only push customers' questions out of the cache.
  */
 export async function encodeMeaning(texts: string[], { remember = true } = {}): Promise<Array<Float32Array | null>> {
   const keys = texts.map(keyOf);
-  const pending = new Map<string, Promise<Float32Array | null>>();
+  // Each distinct text once: remembered, under way, or encoded now with the other new ones in one batch. Remembered
+  // vectors are taken now, before any wait, so that a cache cleared meanwhile cannot lose them.
+  const found = new Map<string, Float32Array | Promise<Float32Array | null>>();
+  const missing = new Set<string>();
   for (const key of keys) {
-    const known = key && !cache.has(key) ? inFlight.get(key) : undefined;
-    if (known) pending.set(key, known);
+    if (!key || found.has(key) || missing.has(key)) continue;
+    const known = cache.get(key) ?? inFlight.get(key);
+    if (known) found.set(key, known);
+    else missing.add(key);
   }
-  const missing = [...new Set(keys.filter((k) => k && !cache.has(k) && !pending.has(k)))];
-  if (missing.length) {
-    const batch = encodeTexts(missing);
-    for (const [i, key] of missing.entries()) {
-      const one = batch.then((vectors) => vectors?.[i] ?? null);
-      pending.set(key, one);
-      if (!remember) continue;
-      inFlight.set(key, one);
-      void one
-        .then((vector) => {
-          if (!vector) return;
-          if (cache.size >= cacheSize) cache.clear();
-          cache.set(key, vector);
-        })
-        // A failed encoding is the caller's error to see (it awaits `one`), not an unhandled rejection here.
-        .catch(() => undefined)
-        .finally(() => inFlight.delete(key));
+  if (missing.size) {
+    const batch = encodeTexts([...missing]);
+    for (const [i, key] of [...missing].entries()) {
+      const encoding = batch.then((vectors) => vectors?.[i] ?? null);
+      found.set(key, encoding);
+      if (remember) rememberWhenDone(key, encoding);
     }
   }
-  const encoded = new Map<string, Float32Array | null>();
-  for (const [key, vector] of pending) encoded.set(key, await vector);
-  return keys.map((k) => (k ? (encoded.get(k) ?? cache.get(k) ?? null) : null));
+  const vectors = new Map<string, Float32Array | null>();
+  for (const [key, vector] of found) vectors.set(key, await vector);
+  return keys.map((k) => vectors.get(k) ?? null);
 }
 
 /**

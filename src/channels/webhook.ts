@@ -169,8 +169,8 @@ export async function acceptWebhook(
     );
   };
   // The usual webhook carries one message: its INSERT needs no transaction, and enqueue announces it once stored.
-  if (routed.length === 1) return (await enqueue(undefined, routed[0]!)) ? 1 : 0;
   if (!routed.length) return 0;
+  if (routed.length === 1) return (await enqueue(undefined, routed[0]!)) ? 1 : 0;
   const enqueued = await services.db.prisma.$transaction(async (tx) => {
     let count = 0;
     for (const item of routed) if (await enqueue(tx, item)) count++;

@@ -31,9 +31,10 @@ const ttlMs = 30_000;
 
 /**
  * Tenants (name, settings, intents version), API keys and the channels webhooks are routed to, cached in this
- * instance so that a request does not read them from the database each time. Whatever changes them calls `changed(tenantId)` once its transaction has
- * committed: this instance forgets the tenant and its keys at once, and the others when the announcement reaches
- * them through the pubsub (in-process, or Redis across instances). A read that started before a change and
+ * instance so that a request does not read them from the database each time. Whatever changes them calls
+ * `changed(tenantId)` once its transaction has committed: this instance forgets the tenant, its keys and every
+ * channel at once, and the others when the announcement reaches them through the pubsub (in-process, or Redis
+ * across instances). A read that started before a change and
  * ends after its announcement is not kept: it may have seen the old rows.
  */
 export class TenantCache {

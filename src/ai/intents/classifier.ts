@@ -198,9 +198,17 @@ class LinearIntentClassifier implements IntentClassifier {
   }
 }
 
+// The columns of a dense vector, 0..n-1, shared by every vector of that length (a training's thousands of examples).
+const denseColumns = new Map<number, Int32Array>();
+
 /** A dense vector as the sparse kind the softmax reads: every dimension a column. */
 function denseVector(values: Float32Array): SparseVector {
-  return { columns: Int32Array.from(values, (_, i) => i), values: Float64Array.from(values), coverage: 1 };
+  let columns = denseColumns.get(values.length);
+  if (!columns) {
+    columns = Int32Array.from(values, (_, i) => i);
+    denseColumns.set(values.length, columns);
+  }
+  return { columns, values: Float64Array.from(values), coverage: 1 };
 }
 
 function logSoftmax(scores: Float64Array): Float64Array {

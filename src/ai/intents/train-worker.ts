@@ -4,7 +4,7 @@ import { trainIntentClassifier } from "./classifier.js";
 import type { TrainingReply, TrainingRequest } from "./trainer.js";
 
 // Encoding an example costs about 9 ms of this thread's CPU: past this many (90 s), the model learns from words alone.
-export const maxMeaningExamples = 10_000;
+const maxMeaningExamples = 10_000;
 
 async function train(examples: TrainingRequest["examples"]): Promise<unknown> {
   const meanings =
