@@ -10,6 +10,7 @@ import { bankingLexicon } from "./ai/lexicon.js";
 import { LocalEngine } from "./ai/local.js";
 import { OpenAIEngine } from "./ai/openai.js";
 import { warmMeaning } from "./ai/semantic.js";
+import { ModelTrainer } from "./ai/trainer.js";
 import type { Config } from "./config.js";
 import { type Database, openDatabase } from "./db/client.js";
 import { loadSecretsKey, SecretBox } from "./db/encryption.js";
@@ -19,6 +20,7 @@ import { Egress } from "./http/egress.js";
 import { JobQueue } from "./jobs/queue.js";
 import { warmTokenizer } from "./knowledge/chunk.js";
 import { DocumentReader } from "./knowledge/extraction-pool.js";
+import { FaqEntryModels } from "./knowledge/faq-entries.js";
 import { createVectorIndex, type VectorIndex } from "./knowledge/vector-index.js";
 import { createLogger } from "./logger.js";
 import { createMetrics, type Metrics } from "./metrics.js";
@@ -42,7 +44,11 @@ export interface Services {
   /** Event notifications to tenants' endpoints: recorded in the transaction of the change that causes them. */
   events: EventOutbox;
   metrics: Metrics;
+  /** Trains intent and FAQ entry classifiers in a worker thread. */
+  trainer: ModelTrainer;
   intents: TenantIntentModels;
+  /** Each tenant's FAQ entry classifier, a relevance signal of knowledge search. */
+  faqEntries: FaqEntryModels;
   /** The offline engine, or an OpenAI-compatible model server when OPENAI_API_KEY is set (DESIGN §4). */
   engine: Engine;
   embedder: Embedder;
@@ -96,7 +102,10 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const events = new EventOutbox({ pubsub: realtime.pubsub, jobs, config, logger });
   events.start();
   const metrics = createMetrics(() => jobs);
-  const intents = new TenantIntentModels({ db, tenants, logger });
+  const trainer = new ModelTrainer();
+  const intents = new TenantIntentModels({ db, tenants, logger }, trainer);
+  const faqEntries = new FaqEntryModels({ db, realtime, logger }, trainer);
+  faqEntries.start();
   const engine: Engine = config.OPENAI_API_KEY ? OpenAIEngine.fromConfig(config) : new LocalEngine();
   const embedder = createEmbedder(config);
   // Tenants' graphs are saved beside the embedded database, so that a restart loads them (DESIGN §5).
@@ -136,7 +145,9 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     jobs,
     events,
     metrics,
+    trainer,
     intents,
+    faqEntries,
     engine,
     embedder,
     vectors,
@@ -152,7 +163,8 @@ export async function closeServices(services: Services): Promise<void> {
   await services.vectors.stop();
   await services.reader.close();
   await services.egress.close();
-  await services.intents.trainer.close();
+  await services.faqEntries.stop();
+  await services.trainer.close();
   await services.tenants.stop();
   await services.realtime.close();
   services.redis?.disconnect();

@@ -8,6 +8,8 @@ export interface ContextChunk {
   content: string;
   /** Cosine similarity of the chunk to the question. */
   similarity: number;
+  /** How surely the tenant's FAQ entry classifier says the question asks this chunk's entry (src/knowledge/search.ts). */
+  entry?: number | null;
 }
 
 export interface Turn {

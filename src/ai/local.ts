@@ -1,7 +1,7 @@
 import { countTokens } from "../knowledge/chunk.js";
 import { type Answer, type AnswerInput, abortError, type ContextChunk, type Engine, sourceOf } from "./engine.js";
 import { contentTerms } from "./lexicon.js";
-import { answerProbability, passageOf, rankPassages, relevanceModel, TermMatcher } from "./relevance.js";
+import { answerProbability, passageOf, rankPassages, TermMatcher } from "./relevance.js";
 
 export interface LocalEngineOptions {
   /** Chunks less similar than this are noise from the embedder and are not read at all. */
@@ -235,7 +235,7 @@ export class LocalEngine implements Engine {
       if (passage.question && !instructionLike.test(passage.body) && (best < 0 || scores[i]! > scores[best]!)) best = i;
     }
     if (best < 0 || scores[best]! < Math.max(...scores)) return null;
-    if (answerProbability(ranked, best) < relevanceModel.decision.threshold) return null;
+    if (answerProbability(ranked, best) < ranked.model.decision.threshold) return null;
     const chunk = input.context[best]!;
     const body = passages[best]!.body;
     const lines = body

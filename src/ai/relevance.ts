@@ -11,6 +11,11 @@ export interface Passage {
   title: string;
   /** Cosine similarity of the passage's embedding to the question's. */
   similarity: number;
+  /**
+   * The probability the tenant's FAQ entry classifier gives this passage's entry (src/ai/entry-classifier.ts), 0 for
+   * ordinary text; undefined when the tenant has no classifier, which ranks with the model fitted without it.
+   */
+  entry?: number;
 }
 
 /** A passage with how close its meaning is to the question's (src/ai/semantic.ts). */
@@ -23,7 +28,13 @@ interface Read extends Passage {
  * A retrieved chunk as a passage: an FAQ unit (src/knowledge/faq.ts) has its question on its first line, which is also
  * the last part of its title ("Cards FAQ › How do I block my card?").
  */
-export function passageOf(chunk: { title: string | null; sourceTitle: string; content: string; similarity: number }): Passage {
+export function passageOf(chunk: {
+  title: string | null;
+  sourceTitle: string;
+  content: string;
+  similarity: number;
+  entry?: number | null;
+}): Passage {
   const lines = chunk.content.split("\n");
   const heading = chunk.title?.split(" › ").at(-1)?.trim();
   // A chapter title with no text of its own ("Cards") may stand above the question.
@@ -41,6 +52,7 @@ export function passageOf(chunk: { title: string | null; sourceTitle: string; co
     body: unit ? body : chunk.content,
     title: chunk.title ?? chunk.sourceTitle,
     similarity: chunk.similarity,
+    entry: chunk.entry == null ? undefined : unit ? chunk.entry : 0,
   };
 }
 
@@ -61,6 +73,8 @@ export interface RelevanceFeatures {
   meaningEntry: number;
   /** How specific the most specific word of the question that the passage lacks is (0: it lacks none). */
   missing: number;
+  /** Passage.entry: which of all the tenant's FAQ entries the question asks about, read against each other. */
+  entry: number;
 }
 
 export const featureNames = [
@@ -72,10 +86,11 @@ export const featureNames = [
   "meaning",
   "meaningEntry",
   "missing",
+  "entry",
 ] as const satisfies ReadonlyArray<keyof RelevanceFeatures>;
 
 export interface RelevanceModel {
-  /** Logistic weights of the features: the probability that one passage answers the question. */
+  /** Logistic weights of the features: the probability that one passage answers the question (`entry` 0 without classifier). */
   passage: { bias: number; weights: Record<(typeof featureNames)[number], number> };
   /**
    * Whether the best passage is an answer at all: a logistic model of its log-odds, its lead over the next passage
@@ -85,10 +100,14 @@ export interface RelevanceModel {
   decision: { bias: number; weights: Record<(typeof decisionInputs)[number], number>; threshold: number };
 }
 
-export const decisionInputs = ["top", "lead", "meaning", "meaningEntry", "coverage", "questionPrecision"] as const;
+export const decisionInputs = ["top", "lead", "meaning", "meaningEntry", "coverage", "questionPrecision", "entry"] as const;
 
-// Fitted by `npm run calibrate:answers` on the development banks (test/fixtures/answers*); see the file's `calibration`.
-export const relevanceModel: RelevanceModel = weights;
+/**
+ * Fitted by `npm run calibrate:answers` on the development banks (test/fixtures/answers*); see the file's `calibration`.
+ * Two models: for tenants with an FAQ entry classifier, and without one (an FAQ of a few entries), whose passages lack
+ * the strongest signal and whose other weights must stand without it.
+ */
+export const relevanceModels: { withEntries: RelevanceModel; withoutEntries: RelevanceModel } = weights;
 
 // An associated word counts for less than the word itself, and weak associations not at all.
 const associationFloor = 0.55;
@@ -214,12 +233,13 @@ function lexicalFeatures(query: string, passages: Read[], lexicon: Lexicon): Rel
       meaning: passage.meaning,
       meaningEntry: passage.meaningEntry,
       missing: queryTerms.length ? missing : 1,
+      entry: passage.entry ?? 0,
     };
   });
 }
 
 /** The log-odds that a passage answers the question, by the fitted logistic model. */
-export function relevanceLogit(features: RelevanceFeatures, model: RelevanceModel = relevanceModel): number {
+export function relevanceLogit(features: RelevanceFeatures, model: RelevanceModel): number {
   let z = model.passage.bias;
   for (const name of featureNames) z += model.passage.weights[name] * features[name];
   return z;
@@ -231,18 +251,26 @@ export interface Ranked {
   /** Each passage's log-odds of answering the question, in the passages' order. */
   logits: number[];
   features: RelevanceFeatures[];
+  /** The model that ranked them, which decides on them too. */
+  model: RelevanceModel;
+}
+
+/** The model for passages of a tenant with an FAQ entry classifier, or without one. */
+export function modelFor(passages: Passage[]): RelevanceModel {
+  return passages.some((p) => p.entry !== undefined) ? relevanceModels.withEntries : relevanceModels.withoutEntries;
 }
 
 export async function rankPassages(query: string, passages: Passage[]): Promise<Ranked> {
   const features = await relevanceFeatures(query, passages);
-  return { logits: features.map((f) => relevanceLogit(f)), features };
+  const model = modelFor(passages);
+  return { logits: features.map((f) => relevanceLogit(f, model)), features, model };
 }
 
 /** What the decision model reads of passage `best` among the ranked ones. */
 export function decisionInput(
-  ranked: Ranked,
+  ranked: Pick<Ranked, "logits" | "features">,
   best: number,
-  model: RelevanceModel = relevanceModel,
+  model: RelevanceModel,
 ): Record<(typeof decisionInputs)[number], number> {
   const top = ranked.logits[best]!;
   // The lead is over the next passage, or over a passage that shares nothing with the question (the bias) when there
@@ -257,11 +285,13 @@ export function decisionInput(
     meaningEntry: f.meaningEntry,
     coverage: f.coverage,
     questionPrecision: f.questionPrecision,
+    entry: f.entry,
   };
 }
 
-/** The probability that passage `best` is the answer to the question. */
-export function answerProbability(ranked: Ranked, best: number, model: RelevanceModel = relevanceModel): number {
+/** The probability that passage `best` is the answer to the question: an answer when it reaches `model.decision.threshold`. */
+export function answerProbability(ranked: Ranked, best: number): number {
+  const { model } = ranked;
   const input = decisionInput(ranked, best, model);
   let z = model.decision.bias;
   for (const name of decisionInputs) z += model.decision.weights[name] * input[name];

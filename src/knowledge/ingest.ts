@@ -124,7 +124,13 @@ export async function indexPages(
     scope.tenantId,
     rows.map((r) => ({ id: r.id, embedding: r.embedding })),
   );
+  announceChunks(services, scope.tenantId);
   return { chunks: rows.length, tokens: rows.reduce((n, r) => n + r.tokenCount, 0), embedded: missing.length };
+}
+
+/** Tells every instance that the tenant's chunks changed (its FAQ entry classifier: src/knowledge/faq-entries.ts). */
+export function announceChunks(services: Pick<Services, "realtime">, tenantId: string): void {
+  services.realtime.pubsub.publish("knowledge:changed", { tenantId });
 }
 
 /** Which of a source's pages lose their chunks: all but `keep`, or just `drop`. */
@@ -143,6 +149,7 @@ export async function removePages(services: Services, scope: IndexScope, pages: 
     scope.tenantId,
     stale.map((s) => s.id),
   );
+  announceChunks(services, scope.tenantId);
   return stale.length;
 }
 

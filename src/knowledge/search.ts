@@ -1,4 +1,5 @@
 import { passageOf, passageProbability, rankPassages } from "../ai/relevance.js";
+import { encodeMeaning } from "../ai/semantic.js";
 import { decodeRealArray } from "../db/real-array.js";
 import type { Services } from "../services.js";
 import { fullTextCandidates } from "./full-text.js";
@@ -15,6 +16,8 @@ export interface KnowledgeHit {
   score: number;
   /** Cosine similarity of the chunk to the query: what relevance thresholds compare against. */
   similarity: number;
+  /** The tenant's FAQ entry classifier's probability that the query asks this entry (0: not an FAQ unit); null without one. */
+  entry: number | null;
 }
 
 // The usual RRF constant: damps the weight of the very first ranks.
@@ -76,7 +79,7 @@ export async function searchKnowledge(services: Services, tenantId: string, quer
       WHERE c.tenant_id = $1 AND c.id = ANY($2::text[])`,
     [tenantId, pool, [...similarityOf.keys()]],
   );
-  const hits = rows.map((row) => ({
+  const found = rows.map((row) => ({
     chunkId: row.id,
     sourceId: row.source_id,
     sourceTitle: row.source_title,
@@ -86,6 +89,8 @@ export async function searchKnowledge(services: Services, tenantId: string, quer
     content: row.content,
     similarity: similarityOf.get(row.id) ?? dot(queryVector!, row.embedding ? decodeRealArray(row.embedding) : []),
   }));
+  const entries = await entryProbabilities(services, tenantId, text, found);
+  const hits = found.map((hit, i) => ({ ...hit, entry: entries[i] ?? null }));
   // The relevance model reads what the two rankings cannot: FAQ questions apart, typos, associated words, intents.
   const relevance = (await rankPassages(text, hits.map(passageOf))).logits;
   return hits
@@ -93,4 +98,21 @@ export async function searchKnowledge(services: Services, tenantId: string, quer
     .sort((a, b) => b.score - a.score || b.fused - a.fused || a.chunkId.localeCompare(b.chunkId))
     .slice(0, topK)
     .map(({ fused: _, ...hit }) => hit);
+}
+
+/** Each hit's probability by the tenant's FAQ entry classifier (0 for ordinary text), or null when it has none. */
+async function entryProbabilities(
+  services: Pick<Services, "faqEntries">,
+  tenantId: string,
+  query: string,
+  hits: Array<Pick<KnowledgeHit, "chunkId" | "title" | "sourceTitle" | "content" | "similarity">>,
+): Promise<Array<number | null>> {
+  const units = hits.map((hit) => (passageOf(hit).question !== null ? hit.chunkId : null));
+  const ids = units.filter((id): id is string => id !== null);
+  const model = ids.length ? await services.faqEntries.model(tenantId, ids) : null;
+  // The relevance model encodes the question too: this is the same encoding, remembered.
+  const [asked] = model ? await encodeMeaning([query]) : [null];
+  if (!model || !asked) return hits.map(() => null);
+  const probabilities = model.probabilities(asked);
+  return units.map((id) => (id ? (probabilities.get(id) ?? 0) : 0));
 }

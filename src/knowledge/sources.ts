@@ -3,7 +3,7 @@ import type { TenantDb } from "../db/tenant-scope.js";
 import { AppError, notFound } from "../errors.js";
 import { evaluateAfterKnowledgeChange } from "../evaluations/job.js";
 import type { Services } from "../services.js";
-import { type IndexResult, indexPages } from "./ingest.js";
+import { announceChunks, type IndexResult, indexPages } from "./ingest.js";
 import { finishSource, markForSync } from "./sync.js";
 
 export const maxPdfBytes = 20 * 1024 * 1024;
@@ -80,6 +80,7 @@ export async function deleteSource(services: Services, db: TenantDb, tenantId: s
     tenantId,
     chunks.map((c) => c.id),
   );
+  announceChunks(services, tenantId);
   await evaluateAfterKnowledgeChange(services, tenantId);
   return { deleted: id, chunks: chunks.length };
 }

@@ -43,6 +43,7 @@ export async function retrieveKnowledge(services: Services, tenantId: string, te
     page: h.page,
     content: h.content,
     similarity: h.similarity,
+    entry: h.entry,
   }));
 }
 

@@ -24,6 +24,8 @@ export type Topics = {
   "conversation:activity": [tenantId: string, payload: ConversationActivity];
   /** A knowledge source's status or crawl progress changed (src/knowledge/sync.ts), by tenant: the dashboard. */
   "knowledge:source": [tenantId: string, payload: { sourceId: string }];
+  /** A tenant's chunks changed (src/knowledge/ingest.ts): instances retrain its FAQ entry classifier. */
+  "knowledge:changed": [payload: { tenantId: string }];
   [topic: string]: [payload: unknown] | [id: string, payload: unknown];
 };
 

@@ -34,7 +34,7 @@ function largestImport(): { csv: string; distinct: number } {
 describe("training a tenant's intent classifier", () => {
   it("imports the maximum of 50,000 examples and answers other requests while it trains them in a worker thread", async () => {
     const bank = await app.tenant("Big Import Bank");
-    const { trainer } = app.services.intents;
+    const { trainer } = app.services;
     const { csv, distinct } = largestImport();
     const importing = app.request("/api/intents/import", {
       key: bank.apiKey,

@@ -2,11 +2,12 @@ import { describe, expect, it } from "vitest";
 import { bankingLexicon, contentTerms } from "../../src/ai/lexicon.js";
 import {
   answerProbability,
+  modelFor,
   type Passage,
   passageOf,
   rankPassages,
   relevanceFeatures,
-  relevanceModel,
+  relevanceModels,
 } from "../../src/ai/relevance.js";
 
 const faq = (question: string, body: string): Passage => ({ question, body, title: `Bank FAQ › ${question}`, similarity: 0.1 });
@@ -57,8 +58,39 @@ describe("relevance features", () => {
     const alone = [faq("How do I reset my PIN?", "Open the app, choose Cards, then Reset PIN.")];
     const offTopic = await rankPassages("Do you sell gold coins?", alone);
     const onTopic = await rankPassages("i forgot the pin of my card, how do i reset it", alone);
-    expect(answerProbability(offTopic, 0)).toBeLessThan(relevanceModel.decision.threshold);
+    expect(answerProbability(offTopic, 0)).toBeLessThan(offTopic.model.decision.threshold);
     expect(answerProbability(onTopic, 0)).toBeGreaterThan(answerProbability(offTopic, 0));
+  });
+
+  it("ranks by the model fitted with the FAQ entry classifier only for a tenant that has one", async () => {
+    const unit = {
+      title: "Cards › How do I block my card?",
+      sourceTitle: "Cards",
+      content: "How do I block my card?\nIn the app.",
+    };
+    const text = { title: "Cards", sourceTitle: "Cards", content: "Our cards work worldwide.", similarity: 0.1 };
+    expect(passageOf({ ...unit, similarity: 0.2, entry: 0.7 }).entry).toBe(0.7);
+    // With a classifier, ordinary text is no entry of it; without one, nothing is.
+    expect(passageOf({ ...text, entry: 0.7 }).entry).toBe(0);
+    expect(passageOf({ ...unit, similarity: 0.2, entry: null }).entry).toBeUndefined();
+    expect(passageOf({ ...unit, similarity: 0.2 }).entry).toBeUndefined();
+
+    const plain = [faq("How do I reset my PIN?", "Open the app, choose Cards, then Reset PIN.")];
+    const classified = plain.map((p) => ({ ...p, entry: 0.9 }));
+    expect(modelFor(plain)).toBe(relevanceModels.withoutEntries);
+    expect(modelFor(classified)).toBe(relevanceModels.withEntries);
+    expect(relevanceModels.withoutEntries.passage.weights.entry).toBe(0);
+    const asked = "i forgot the pin of my card, how do i reset it";
+    expect((await rankPassages(asked, classified)).model).toBe(relevanceModels.withEntries);
+    // The classifier's confidence in an entry is evidence for it.
+    const withEntry = async (entry: number) =>
+      (
+        await rankPassages(
+          asked,
+          plain.map((p) => ({ ...p, entry })),
+        )
+      ).logits[0]!;
+    expect(await withEntry(0.9)).toBeGreaterThan(await withEntry(0.01));
   });
 
   it("reads an FAQ unit's question apart from its answer, and ordinary text as a body", () => {

@@ -24,6 +24,8 @@ import { type AnswerCase, answerSetNames, answerSetsDir, ingestAnswerSet, isEntr
  * 2. Decision: logistic regression of "the best passage is the right answer" (false for unanswerable questions) on its
  *    log-odds, its lead over the second and a few of its features; the threshold is the lowest probability at which
  *    the answers given stay within the stated precision.
+ * Both are fitted twice: with the tenant's FAQ entry classifier (`withEntries`) and without it (`withoutEntries`: the
+ * same candidates with that signal at 0, as a tenant of a few FAQ entries has them).
  * Fitted on several banks at once, so that what it learns is about customers' questions rather than one FAQ's wording,
  * and measured bank by bank on a model fitted without that bank (leave one bank out): what a bank it has never seen
  * can expect. The holdout set (test/fixtures/answers-holdout) is never fitted on.
@@ -175,24 +177,41 @@ function scores(data: Candidates[], model: RelevanceModel) {
   };
 }
 
+/** The candidates as a tenant without an FAQ entry classifier has them: the same, but for that signal. */
+const withoutEntries = (data: Candidates[]): Candidates[] =>
+  data.map((d) => ({ ...d, features: d.features.map((f) => ({ ...f, entry: 0 })) }));
+
 const collected = new Map<string, Candidates[]>();
 for (const name of setNames) collected.set(name, await collect(name));
-const everything = [...collected.values()].flat();
-const model = fitModel(everything);
-const leaveOneOut = Object.fromEntries(
-  setNames.length > 1
-    ? setNames.map((name) => [name, scores(collected.get(name)!, fitModel(everything.filter((d) => d.set !== name)))])
-    : [],
-);
+const regimes = {
+  withEntries: (data: Candidates[]) => data,
+  withoutEntries,
+};
+const models = Object.fromEntries(
+  Object.entries(regimes).map(([regime, view]) => [regime, fitModel(view([...collected.values()].flat()))]),
+) as Record<keyof typeof regimes, RelevanceModel>;
+const measured = (measure: (view: (data: Candidates[]) => Candidates[], regime: keyof typeof regimes) => unknown) =>
+  Object.fromEntries(Object.entries(regimes).map(([regime, view]) => [regime, measure(view, regime as keyof typeof regimes)]));
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const output = {
-  ...model,
+  ...models,
   calibration: {
     sets: setNames.map((name) => path.relative(root, path.resolve(answerSetsDir, name))),
     precisionTarget,
     candidatesPerQuestion: pool,
-    fitted: Object.fromEntries(setNames.map((name) => [name, scores(collected.get(name)!, model)])),
-    leaveOneBankOut: leaveOneOut,
+    fitted: measured((view, regime) =>
+      Object.fromEntries(setNames.map((name) => [name, scores(view(collected.get(name)!), models[regime])])),
+    ),
+    leaveOneBankOut: measured((view) =>
+      Object.fromEntries(
+        setNames.length > 1
+          ? setNames.map((name) => {
+              const others = setNames.filter((other) => other !== name).flatMap((other) => collected.get(other)!);
+              return [name, scores(view(collected.get(name)!), fitModel(view(others)))];
+            })
+          : [],
+      ),
+    ),
   },
 };
 writeFileSync(

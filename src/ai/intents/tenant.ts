@@ -1,7 +1,7 @@
 import type { Services } from "../../services.js";
+import type { ModelTrainer } from "../trainer.js";
 import type { IntentClassifier } from "./classifier.js";
 import { defaultIntentClassifier, defaultIntents } from "./defaults.js";
-import { IntentTrainer } from "./trainer.js";
 
 export interface IntentMeta {
   agentType: string;
@@ -28,7 +28,7 @@ interface Cached extends TenantIntents {
  * Each tenant's classifier, trained from its examples and cached per instance by the tenant's
  * intents version: a change anywhere bumps the version and every instance retrains.
  * Tenants without intents of their own use the built-in set; those with their own keep its escalating intents.
- * Training runs in a worker thread (src/ai/intents/trainer.ts); customers are meanwhile answered with the
+ * Training runs in a worker thread (src/ai/trainer.ts); customers are meanwhile answered with the
  * tenant's previous model, or the built-in one, so a retraining never holds a conversation up.
  */
 export class TenantIntentModels {
@@ -37,7 +37,7 @@ export class TenantIntentModels {
 
   constructor(
     private readonly services: Pick<Services, "db" | "tenants" | "logger">,
-    readonly trainer = new IntentTrainer(),
+    private readonly trainer: ModelTrainer,
   ) {}
 
   /** The model to answer with now: the current one, else the previous or built-in one while the current trains. */

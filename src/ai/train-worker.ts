@@ -1,0 +1,50 @@
+import { parentPort } from "node:worker_threads";
+import { trainEntryClassifier } from "./entry-classifier.js";
+import { trainIntentClassifier } from "./intents/classifier.js";
+import { encodeMeaning } from "./semantic.js";
+import type { EntryTexts, TrainingReply, TrainingRequest } from "./trainer.js";
+
+// Encoding an example costs about 9 ms of this thread's CPU: past this many (90 s), the model learns from words alone.
+const maxMeaningExamples = 10_000;
+
+async function trainIntents(examples: Extract<TrainingRequest, { kind: "intents" }>["examples"]): Promise<unknown> {
+  const meanings =
+    examples.length <= maxMeaningExamples
+      ? await encodeMeaning(
+          examples.map((example) => example.text),
+          { remember: false },
+        )
+      : [];
+  // Without the encoder (it failed to load) every meaning is null, and the model learns from words alone.
+  const complete = meanings.length > 0 && meanings.every((meaning) => meaning !== null);
+  return trainIntentClassifier(examples, complete ? { meanings: meanings as Float32Array[] } : {}).toJSON();
+}
+
+async function trainEntries(entries: EntryTexts[]): Promise<unknown> {
+  const encoded = await encodeMeaning(
+    entries.flatMap((entry) => entry.texts),
+    { remember: false },
+  );
+  let at = 0;
+  const withVectors = entries.map((entry) => {
+    const vectors = encoded.slice(at, at + entry.texts.length).filter((v): v is Float32Array => v !== null);
+    at += entry.texts.length;
+    return { id: entry.id, vectors };
+  });
+  return trainEntryClassifier({ entries: withVectors })?.toJSON() ?? null;
+}
+
+// One training at a time, in the order asked: a request that arrives meanwhile waits for the one before it.
+let queue = Promise.resolve();
+parentPort!.on("message", (request: TrainingRequest) => {
+  queue = queue.then(async () => {
+    let reply: TrainingReply;
+    try {
+      const model = request.kind === "intents" ? await trainIntents(request.examples) : await trainEntries(request.entries);
+      reply = { id: request.id, model };
+    } catch (err) {
+      reply = { id: request.id, error: (err as Error).message };
+    }
+    parentPort!.postMessage(reply);
+  });
+});

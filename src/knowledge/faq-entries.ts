@@ -1,0 +1,136 @@
+import type { Logger } from "pino";
+import type { EntryClassifier } from "../ai/entry-classifier.js";
+import { passageOf } from "../ai/relevance.js";
+import type { EntryTexts, ModelTrainer } from "../ai/trainer.js";
+import type { Database } from "../db/client.js";
+import type { RealtimeBus } from "../realtime/pubsub.js";
+
+// Training costs about 60 × 2 × 512 multiply-adds per text and entry (seconds for a 70-entry FAQ). Past this many
+// texts × entries (about 200 entries) the tenant's answers go without the classifier rather than wait minutes for it.
+const maxTrainingCost = 250_000;
+// A softmax over a handful of entries is sure of itself on anything: over three, it gave 0.84 to the wrong one for a
+// plain question. The answer sets it was measured on have 14 to 79 entries.
+const minEntries = 10;
+// USE reads sentences; a fragment of two words says little about the entry.
+const minSentenceWords = 3;
+
+interface TenantEntries {
+  /** The tenant's FAQ units when the model was trained: chunk ids, which are never reused for another text. */
+  ids: Set<string>;
+  model: EntryClassifier | null;
+}
+
+export interface FaqEntryDeps {
+  db: Database;
+  realtime: RealtimeBus;
+  logger: Logger;
+}
+
+/** What stands for an FAQ entry in training: its question, the question with its answer, and the answer's sentences. */
+export function entryTexts(question: string, answer: string): string[] {
+  const sentences = answer
+    .split(/(?<=[.!?])\s+/)
+    .map((s) => s.trim())
+    .filter((s) => s.split(/\s+/).length >= minSentenceWords);
+  return [question, `${question} ${answer}`, ...sentences];
+}
+
+/**
+ * Each tenant's FAQ entry classifier (src/ai/entry-classifier.ts), trained in the model trainer's thread and kept per
+ * instance. A model is current while the tenant's FAQ units are those it learned:
+ * - an entry among a question's candidates that the model does not know (added since) makes that question wait for a
+ *   training that includes it, so an answer never depends on whether the training had finished;
+ * - every change of a tenant's chunks is announced (`knowledge:changed`, across instances): the instance retrains
+ *   at once if its units differ, so an entry removed stops competing and the next question rarely waits.
+ */
+export class FaqEntryModels {
+  readonly #models = new Map<string, TenantEntries>();
+  readonly #training = new Map<string, Promise<TenantEntries>>();
+  #unsubscribe: () => Promise<unknown> = async () => undefined;
+  #listening: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly deps: FaqEntryDeps,
+    private readonly trainer: ModelTrainer,
+  ) {}
+
+  start(): void {
+    const subscription = this.deps.realtime.pubsub.subscribe("knowledge:changed");
+    this.#unsubscribe = () => subscription.return();
+    this.#listening = (async () => {
+      for await (const { tenantId } of subscription) {
+        // Tenants no question has asked about here are trained when one does.
+        if (this.#models.has(tenantId)) this.#refresh(tenantId).catch(() => undefined);
+      }
+    })().catch((err: unknown) => this.deps.logger.error({ err }, "FAQ entry models stopped listening for changes"));
+  }
+
+  async stop(): Promise<void> {
+    await this.#unsubscribe();
+    await this.#listening;
+  }
+
+  /**
+   * The tenant's classifier, knowing every FAQ unit among `unitIds` (the candidates of one question); null without
+   * one. A failed training is logged and answers go without it: it is one signal among several.
+   */
+  async model(tenantId: string, unitIds: string[]): Promise<EntryClassifier | null> {
+    try {
+      const pending = this.#training.get(tenantId);
+      let entries = pending ? await pending : this.#models.get(tenantId);
+      if (!entries || !unitIds.every((id) => entries!.ids.has(id))) entries = await this.#refresh(tenantId);
+      return entries.model;
+    } catch {
+      return this.#models.get(tenantId)?.model ?? null;
+    }
+  }
+
+  /** Reads the tenant's FAQ units after any refresh under way (it may have read them before a change) and retrains if they differ. */
+  #refresh(tenantId: string): Promise<TenantEntries> {
+    const before = this.#training.get(tenantId) ?? Promise.resolve(null);
+    const next = before
+      .catch(() => null)
+      .then(() => this.#load(tenantId))
+      .then((entries) => {
+        this.#models.set(tenantId, entries);
+        return entries;
+      })
+      .finally(() => {
+        if (this.#training.get(tenantId) === next) this.#training.delete(tenantId);
+      });
+    next.catch((err: unknown) => this.deps.logger.warn({ err, tenantId }, "training the tenant's FAQ entry classifier failed"));
+    this.#training.set(tenantId, next);
+    return next;
+  }
+
+  async #load(tenantId: string): Promise<TenantEntries> {
+    const units = await faqUnits(this.deps.db, tenantId);
+    const ids = new Set(units.map((u) => u.id));
+    const known = this.#models.get(tenantId);
+    if (known && known.ids.size === ids.size && [...ids].every((id) => known.ids.has(id))) return known;
+    const cost = units.reduce((n, u) => n + u.texts.length, 0) * units.length;
+    const model = units.length >= minEntries && cost <= maxTrainingCost ? await this.trainer.trainEntries(units) : null;
+    if (cost > maxTrainingCost) {
+      this.deps.logger.info({ tenantId, entries: units.length }, "the FAQ is too large for the entry classifier");
+    }
+    return { ids, model };
+  }
+}
+
+/** The tenant's chunks that are FAQ units (src/knowledge/faq.ts), as passageOf reads them, with their training texts. */
+async function faqUnits(db: Database, tenantId: string): Promise<EntryTexts[]> {
+  // A unit's question is the last part of its title and one of its first lines: only such chunks are read.
+  const rows = await db.sql.query<{ id: string; title: string; content: string }>(
+    `SELECT id, title, content FROM chunks
+      WHERE tenant_id = $1 AND title IS NOT NULL
+        AND strpos(content, btrim(regexp_replace(title, '^.* › ', ''))) > 0
+      ORDER BY id`,
+    [tenantId],
+  );
+  const units: EntryTexts[] = [];
+  for (const row of rows) {
+    const passage = passageOf({ ...row, sourceTitle: "", similarity: 0 });
+    if (passage.question) units.push({ id: row.id, texts: entryTexts(passage.question, passage.body) });
+  }
+  return units;
+}
