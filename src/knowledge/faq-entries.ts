@@ -48,6 +48,7 @@ export class FaqEntryModels {
   readonly #training = new Map<string, Promise<TenantEntries>>();
   #unsubscribe: () => Promise<unknown> = async () => undefined;
   #listening: Promise<void> = Promise.resolve();
+  #stopped = false;
 
   constructor(
     private readonly deps: FaqEntryDeps,
@@ -63,11 +64,31 @@ export class FaqEntryModels {
         if (this.#models.has(tenantId)) this.#refresh(tenantId).catch(() => undefined);
       }
     })().catch((err: unknown) => this.deps.logger.error({ err }, "FAQ entry models stopped listening for changes"));
+    this.#warm().catch((err: unknown) => this.deps.logger.warn({ err }, "could not train the FAQ entry classifiers at start"));
   }
 
+  /** Not awaited by the stop: a training under way is abandoned when the trainer closes. */
   async stop(): Promise<void> {
+    this.#stopped = true;
     await this.#unsubscribe();
     await this.#listening;
+  }
+
+  /**
+   * Trains every tenant's classifier after a start, one after the other in the trainer's thread, so that the first
+   * question after a restart finds it ready (a tenant's first question meanwhile waits for its own training).
+   */
+  async #warm(): Promise<void> {
+    const tenants = await this.deps.db.sql.query<{ tenant_id: string }>("SELECT DISTINCT tenant_id FROM chunks");
+    for (const { tenant_id } of tenants) {
+      if (this.#stopped) return;
+      if (!this.#models.has(tenant_id)) await this.#refresh(tenant_id).catch(() => undefined);
+    }
+  }
+
+  /** The tenant's classifier as this instance holds it now, without training one: undefined when none was trained. */
+  held(tenantId: string): EntryClassifier | null | undefined {
+    return this.#models.get(tenantId)?.model;
   }
 
   /**
@@ -98,7 +119,10 @@ export class FaqEntryModels {
       .finally(() => {
         if (this.#training.get(tenantId) === next) this.#training.delete(tenantId);
       });
-    next.catch((err: unknown) => this.deps.logger.warn({ err, tenantId }, "training the tenant's FAQ entry classifier failed"));
+    next.catch((err: unknown) => {
+      // Stopping closes the trainer and the database under a training: not a failure to report.
+      if (!this.#stopped) this.deps.logger.warn({ err, tenantId }, "training the tenant's FAQ entry classifier failed");
+    });
     this.#training.set(tenantId, next);
     return next;
   }

@@ -166,4 +166,24 @@ describe.runIf(process.env.DATABASE_URL && process.env.REDIS_URL)("several insta
       await second.close();
     }
   }, 240_000);
+
+  it("train the tenants' classifiers as an instance starts, before any question", async () => {
+    const bank = await app.tenant("Restarted Entry Bank");
+    const sources = [
+      await addFaq(app, bank.apiKey, "Cards FAQ", cards),
+      await addFaq(app, bank.apiKey, "Transfers FAQ", transfers),
+    ];
+    const units = (await Promise.all(sources.map((id) => unitIds(app, id)))).flat().sort();
+    const started = await startTestApp({}, { database: app.database });
+    try {
+      await expect
+        .poll(() => [...(started.services.faqEntries.held(bank.tenantId)?.entries ?? [])].sort(), {
+          timeout: 120_000,
+          interval: 100,
+        })
+        .toEqual(units);
+    } finally {
+      await started.close();
+    }
+  }, 240_000);
 });
