@@ -78,6 +78,9 @@ export async function runEvaluation(services: Services, tenantId: string, trigge
   });
   const run = await prisma.evaluationRun.create({ data: { id: newId("evr"), tenantId, trigger, cases: cases.length } });
   try {
+    // Answers rank by the tenant's FAQ entry classifier once it is trained: a run just after a knowledge change
+    // waits for it, so that runs compare the knowledge, not how far a training had got.
+    await services.faqEntries.ready(tenantId);
     const sourceIdsOf = await sourceResolver(services, tenantId);
     const results: CaseResult[] = [];
     for (const c of cases) results.push(await replayCase(services, c, sourceIdsOf(c.source)));

@@ -38,10 +38,11 @@ export function entryTexts(question: string, answer: string): string[] {
 /**
  * Each tenant's FAQ entry classifier (src/ai/entry-classifier.ts), trained in the model trainer's thread and kept per
  * instance. A model is current while the tenant's FAQ units are those it learned:
- * - an entry among a question's candidates that the model does not know (added since) makes that question wait for a
- *   training that includes it, so an answer never depends on whether the training had finished;
- * - every change of a tenant's chunks is announced (`knowledge:changed`, across instances): the instance retrains
- *   at once if its units differ, so an entry removed stops competing and the next question rarely waits.
+ * - every change of a tenant's chunks is announced (`knowledge:changed`, across instances) and every instance retrains
+ *   that tenant's model at once if its units differ; instances also train every tenant's model as they start;
+ * - a question never waits for a training: while its candidates hold an entry the model does not know (added since,
+ *   or no model yet), it is ranked without the classifier, by the relevance model fitted without it, and a training
+ *   is started if none is under way. Evaluations, which compare runs, wait for the current model (`ready`).
  */
 export class FaqEntryModels {
   readonly #models = new Map<string, TenantEntries>();
@@ -59,10 +60,7 @@ export class FaqEntryModels {
     const subscription = this.deps.realtime.pubsub.subscribe("knowledge:changed");
     this.#unsubscribe = () => subscription.return();
     this.#listening = (async () => {
-      for await (const { tenantId } of subscription) {
-        // Tenants no question has asked about here are trained when one does.
-        if (this.#models.has(tenantId)) this.#refresh(tenantId).catch(() => undefined);
-      }
+      for await (const { tenantId } of subscription) this.#refresh(tenantId).catch(() => undefined);
     })().catch((err: unknown) => this.deps.logger.error({ err }, "FAQ entry models stopped listening for changes"));
     this.#warm().catch((err: unknown) => this.deps.logger.warn({ err }, "could not train the FAQ entry classifiers at start"));
   }
@@ -92,17 +90,25 @@ export class FaqEntryModels {
   }
 
   /**
-   * The tenant's classifier, knowing every FAQ unit among `unitIds` (the candidates of one question); null without
-   * one. A failed training is logged and answers go without it: it is one signal among several.
+   * The tenant's classifier if it knows every FAQ unit among `unitIds` (the candidates of one question), else null,
+   * starting the training that will: a question does not wait for one.
    */
-  async model(tenantId: string, unitIds: string[]): Promise<EntryClassifier | null> {
+  model(tenantId: string, unitIds: string[]): EntryClassifier | null {
+    const known = this.#models.get(tenantId);
+    if (known && unitIds.every((id) => known.ids.has(id))) return known.model;
+    if (!this.#training.has(tenantId)) this.#refresh(tenantId).catch(() => undefined);
+    return null;
+  }
+
+  /**
+   * The tenant's classifier for its FAQ units as they are now, waiting for its training: for evaluations, whose runs
+   * are compared. Null without one (too few or too many entries); a failed training is logged, and gives null too.
+   */
+  async ready(tenantId: string): Promise<EntryClassifier | null> {
     try {
-      const pending = this.#training.get(tenantId);
-      let entries = pending ? await pending : this.#models.get(tenantId);
-      if (!entries || !unitIds.every((id) => entries!.ids.has(id))) entries = await this.#refresh(tenantId);
-      return entries.model;
+      return (await this.#refresh(tenantId)).model;
     } catch {
-      return this.#models.get(tenantId)?.model ?? null;
+      return null;
     }
   }
 

@@ -109,7 +109,7 @@ async function entryProbabilities(
 ): Promise<Array<number | null>> {
   const units = hits.map((hit) => (passageOf(hit).question !== null ? hit.chunkId : null));
   const ids = units.filter((id): id is string => id !== null);
-  const model = ids.length ? await services.faqEntries.model(tenantId, ids) : null;
+  const model = ids.length ? services.faqEntries.model(tenantId, ids) : null;
   // The relevance model encodes the question too: this is the same encoding, remembered.
   const [asked] = model ? await encodeMeaning([query]) : [null];
   if (!model || !asked) return hits.map(() => null);

@@ -57,12 +57,16 @@ export function containsAll(reply: string, needles: string[]): boolean {
   return needles.every((needle) => text.includes(folded(needle)));
 }
 
-/** Adds the set's FAQ files to the tenant as manual sources. */
-export async function ingestAnswerSet(app: TestApp, apiKey: string, set: AnswerSet): Promise<void> {
+/**
+ * Adds the set's FAQ files to the tenant as manual sources, then waits for its FAQ entry classifier: questions asked
+ * while it trains would rank without it.
+ */
+export async function ingestAnswerSet(app: TestApp, tenant: { tenantId: string; apiKey: string }, set: AnswerSet): Promise<void> {
   for (const source of set.sources) {
-    const res = await app.request("/api/knowledge/sources", { key: apiKey, body: { type: "manual", ...source } });
+    const res = await app.request("/api/knowledge/sources", { key: tenant.apiKey, body: { type: "manual", ...source } });
     if (res.status !== 201) throw new Error(`ingesting ${source.title}: ${res.status} ${JSON.stringify(res.body)}`);
   }
+  await app.services.faqEntries.ready(tenant.tenantId);
 }
 
 export type Outcome = "right" | "wrong" | "declined" | "handed off";

@@ -66,7 +66,7 @@ async function measure(database: BenchDatabase, set: AnswerSet): Promise<string[
   const app = await startBenchApp(database);
   try {
     const { tenantId, apiKey } = await app.tenant(`Answers ${set.name}`);
-    await ingestAnswerSet(app, apiKey, set);
+    await ingestAnswerSet(app, { tenantId, apiKey }, set);
     const results = await evaluateAnswerSet(app, apiKey, set);
     const scores = scoreAnswers(results);
     const label = `${set.name} (${scores.answerable} + ${scores.unanswerable})`;

@@ -84,7 +84,7 @@ async function collect(setName: string): Promise<Candidates[]> {
   const app = await startTestApp({ LOG_LEVEL: "silent", RATE_LIMIT_MAX: "100000000" });
   try {
     const { tenantId, apiKey } = await app.tenant("Calibration");
-    await ingestAnswerSet(app, apiKey, set);
+    await ingestAnswerSet(app, { tenantId, apiKey }, set);
     const out: Candidates[] = [];
     for (const item of set.cases) {
       const hits = await searchKnowledge(app.services, tenantId, item.question, pool);
