@@ -112,7 +112,8 @@ export class JobQueue {
   /**
    * Enqueues the job unless `done` (an SQL condition: the work is done already) holds or a live job has its
    * `dedupeKey`, in one statement: the new job's id, or null when either job or condition makes it needless.
-   * What a webhook's acknowledgement costs a message.
+   * What a webhook's acknowledgement costs a message. Outside a transaction the statement is shared with the jobs
+   * asked for at the same moment (`flush`).
    */
   async enqueueUnless(input: EnqueueInput, done: Prisma.Sql, tx?: Executor): Promise<string | null> {
     if (tx) return this.insert(input, done, tx);
