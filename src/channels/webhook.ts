@@ -14,12 +14,12 @@ import { channelByToken } from "./store.js";
 
 export const webhookBodyLimit = 1024 * 1024;
 
-/** Form posts (Twilio, Africa's Talking) kept as bytes: their signatures cover the exact body. */
+/** Every provider's body kept as bytes, JSON too: signatures cover the exact body, and the channel parses it once. */
 export const keepRawBody: RequestHandler = express.raw({ type: () => true, limit: webhookBodyLimit });
 
-/** The request as the provider sent it. JSON bodies were kept raw by the app's JSON parser. */
+/** The request as the provider sent it. */
 export function webhookRequest(services: Services, req: Request): WebhookRequest {
-  const rawBody = req.rawBody ?? (Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+  const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   // Behind a proxy the provider signed the public address, not the one this process sees.
   const base = services.config.PUBLIC_BASE_URL?.replace(/\/$/, "") ?? `${req.protocol}://${req.get("host")}`;
   return {

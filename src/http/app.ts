@@ -15,7 +15,7 @@ import { oidcRouter } from "./oidc.js";
 import { RateLimits, rateLimitByCaller } from "./rate-limit.js";
 import { securityHeaders } from "./security-headers.js";
 import "./request.js";
-import { assertUtf8Body, storableInput } from "./storable-input.js";
+import { assertUtf8Body, providerPath, storableInput } from "./storable-input.js";
 import { widgetRouter } from "./widget.js";
 
 export const jsonBodyLimit = 1024 * 1024;
@@ -59,8 +59,15 @@ export function createApp(services: Services, limits = new RateLimits(services, 
   // Only the API refuses a bad key: the public documents and probes answer whoever asks.
   app.use(["/api", "/graphql"], rejectInvalidCredential);
 
-  app.use(operationsRouter(services));
   const routes = restRoutes(services, limits);
+  // Providers' webhooks come first: an acknowledgement passes none of the API's routers, and its body is read once,
+  // as the bytes its signature covers, rather than parsed as JSON here and again by the channel.
+  const fromProviders = routes.filter((route) => providerPath.test(route.path));
+  const webhooks = Router();
+  webhooks.use(storableInput, restRouter(fromProviders));
+  app.use((req, res, next) => (providerPath.test(req.originalUrl) ? webhooks(req, res, next) : next()));
+
+  app.use(operationsRouter(services));
   app.use(docsRouter(routes, services.config));
   app.use(widgetRouter(services, limits));
   app.use(dashboardRouter(services));
@@ -69,10 +76,7 @@ export function createApp(services: Services, limits = new RateLimits(services, 
   app.use(
     express.json({
       limit: jsonBodyLimit,
-      verify: (req, _res, buf, encoding) => {
-        (req as express.Request).rawBody = buf;
-        assertUtf8Body(req as express.Request, buf, encoding);
-      },
+      verify: (req, _res, buf, encoding) => assertUtf8Body(req as express.Request, buf, encoding),
     }),
   );
   app.use(storableInput);
@@ -88,7 +92,7 @@ export function createApp(services: Services, limits = new RateLimits(services, 
   const graphql = createGraphQLHandler(services);
   app.use("/graphql", graphqlRequestGuard, graphql as unknown as express.RequestHandler);
 
-  app.use(restRouter(routes));
+  app.use(restRouter(routes.filter((route) => !fromProviders.includes(route))));
 
   app.use((req) => {
     throw new AppError("NOT_FOUND", `No route for ${req.method} ${req.path}`);

@@ -7,8 +7,6 @@ declare global {
       principal?: Principal | null;
       /** A credential was sent but is unknown or revoked: answered 401 after rate limiting. */
       credentialRejected?: boolean;
-      /** The bytes as received, for webhook signature checks. */
-      rawBody?: Buffer;
     }
   }
 }

@@ -28,6 +28,23 @@ export interface EnqueueInput {
 /** What `revive` did: a job that is not dead, or whose dedupe key a newer live job holds, stays as it is. */
 export type ReviveOutcome = "revived" | "not-dead" | "superseded";
 
+/** A job's row as a SELECT that yields nothing when the job is needless. */
+interface Row {
+  id: string;
+  select: Prisma.Sql;
+}
+
+/** A job waiting for the next statement, with its caller's promise. */
+interface Waiting {
+  row: Row;
+  queue: string;
+  resolve(id: string | null): void;
+  reject(err: unknown): void;
+}
+
+// Far more than arrive during one statement at hundreds of webhooks a second, and far below the parameter limit.
+const maxBatch = 200;
+
 /** A transaction (or the plain client) to enqueue with, so a job is created with the data it belongs to. */
 type Executor = Pick<Prisma.TransactionClient, "$queryRaw">;
 
@@ -71,17 +88,23 @@ export class JobQueue {
     private readonly logger: Logger,
   ) {}
 
+  // Jobs enqueued outside a transaction while the statement for others is under way: they go in the next one together.
+  private waiting: Waiting[] = [];
+  private flushing = false;
+
   /**
    * Returns the id of the job that will do the work: the new one, or, when `dedupeKey` matched a
    * live job, that job. Jobs without a `runAt` are due by the database's clock, the one `claim` reads.
    */
-  async enqueue(input: EnqueueInput, tx: Executor = this.db.prisma): Promise<string> {
+  async enqueue(input: EnqueueInput, tx?: Executor): Promise<string> {
     // The live job found on a conflict may finish before we read it; then the key is free again.
     for (;;) {
       const id = await this.insert(input, Prisma.sql`FALSE`, tx);
       if (id) return id;
-      const live = await tx.$queryRaw<Array<{ id: string }>>`
-        SELECT id FROM jobs WHERE queue = ${input.queue} AND dedupe_key = ${input.dedupeKey ?? null} AND status IN ('pending', 'running')`;
+      const live = await this.run<{ id: string }>(
+        Prisma.sql`SELECT id FROM jobs WHERE queue = ${input.queue} AND dedupe_key = ${input.dedupeKey ?? null} AND status IN ('pending', 'running')`,
+        tx,
+      );
       if (live[0]) return live[0].id;
     }
   }
@@ -89,13 +112,60 @@ export class JobQueue {
   /**
    * Enqueues the job unless `done` (an SQL condition: the work is done already) holds or a live job has its
    * `dedupeKey`, in one statement: the new job's id, or null when either job or condition makes it needless.
-   * What a webhook's acknowledgement costs a message.
+   * What a webhook's acknowledgement costs a message. Outside a transaction the statement is shared with the jobs
+   * asked for at the same moment (`flush`).
    */
-  async enqueueUnless(input: EnqueueInput, done: Prisma.Sql, tx: Executor = this.db.prisma): Promise<string | null> {
-    return this.insert(input, done, tx);
+  async enqueueUnless(input: EnqueueInput, done: Prisma.Sql, tx?: Executor): Promise<string | null> {
+    if (tx) return this.insert(input, done, tx);
+    const row = this.row(input, done);
+    return new Promise((resolve, reject) => {
+      // After this turn of the event loop: the other requests read in it join the statement.
+      if (!this.waiting.length) setImmediate(() => void this.flush());
+      this.waiting.push({ row, queue: input.queue, resolve, reject });
+    });
   }
 
-  private async insert(input: EnqueueInput, unless: Prisma.Sql, tx: Executor): Promise<string | null> {
+  /**
+   * One statement, one commit, for every job waiting: webhooks acknowledged at the same moment wait for one commit
+   * together rather than queue for one each (test/bench/README.md, "what an acknowledgement costs"). Should the
+   * statement fail, each of its jobs is tried on its own, so that one job's error is not another's.
+   */
+  private async flush(): Promise<void> {
+    if (this.flushing || !this.waiting.length) return;
+    this.flushing = true;
+    const batch = this.waiting.splice(0, maxBatch);
+    try {
+      await this.settle(batch).catch(async (err: unknown) => {
+        if (batch.length === 1) batch[0]!.reject(err);
+        else await Promise.all(batch.map((w) => this.settle([w]).catch(w.reject)));
+      });
+    } finally {
+      this.flushing = false;
+      void this.flush();
+    }
+  }
+
+  /** Inserts the waiting jobs in one statement and answers their callers; throws, answering none, when it fails. */
+  private async settle(batch: Waiting[]): Promise<void> {
+    const inserted = await this.insertRows(
+      batch.map((w) => w.row),
+      undefined,
+    );
+    for (const w of batch) w.resolve(inserted.has(w.row.id) ? w.row.id : null);
+    for (const queue of new Set(batch.filter((w) => inserted.has(w.row.id)).map((w) => w.queue))) this.announce(queue);
+  }
+
+  /**
+   * A statement in the caller's transaction, or else straight through the driver: Prisma's raw queries cost an
+   * acknowledgement more of the thread than the database's work for it (test/bench/README.md, "what an
+   * acknowledgement costs").
+   */
+  private run<T>(statement: Prisma.Sql, tx: Executor | undefined): Promise<T[]> {
+    return tx ? tx.$queryRaw<T[]>(statement) : this.db.sql.query<T>(statement.text, statement.values);
+  }
+
+  /** The job's row as a SELECT, which yields nothing when `unless` holds. */
+  private row(input: EnqueueInput, unless: Prisma.Sql): Row {
     const maxAttempts = input.maxAttempts ?? 8;
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
       throw new RangeError(`maxAttempts must be a positive integer, not ${maxAttempts}`);
@@ -103,17 +173,36 @@ export class JobQueue {
     const id = newId("job");
     // "Due now" is truncated to run_at's milliseconds: timestamptz(3) rounds, so a plain now() could be
     // stored in the future, and a worker woken at once by the announcement would find nothing and wait a poll.
-    const inserted = await tx.$queryRaw<Array<{ id: string }>>`
+    // The casts say what the driver's untyped parameters are: in a SELECT's list nothing else does.
+    const select = Prisma.sql`
+      SELECT ${id}::text, ${input.tenantId ?? null}::text, ${input.queue}::text, ${JSON.stringify(input.payload ?? {})}::jsonb,
+             COALESCE(${input.runAt ?? null}::timestamptz, date_trunc('milliseconds', now())), ${maxAttempts}::integer,
+             ${input.dedupeKey ?? null}::text, now()
+       WHERE NOT (${unless})`;
+    return { id, select };
+  }
+
+  /** Inserts the rows in one statement (joined by UNION ALL): a row that `unless` or a live job's key stops is not. */
+  private async insertRows(rows: Row[], tx: Executor | undefined): Promise<Set<string>> {
+    const inserted = await this.run<{ id: string }>(
+      Prisma.sql`
       INSERT INTO jobs (id, tenant_id, queue, payload, run_at, max_attempts, dedupe_key, updated_at)
-      SELECT ${id}, ${input.tenantId ?? null}, ${input.queue}, ${JSON.stringify(input.payload ?? {})}::jsonb,
-             COALESCE(${input.runAt ?? null}::timestamptz, date_trunc('milliseconds', now())), ${maxAttempts},
-             ${input.dedupeKey ?? null}, now()
-       WHERE NOT (${unless})
+      ${Prisma.join(
+        rows.map((r) => r.select),
+        " UNION ALL ",
+      )}
       ON CONFLICT (queue, dedupe_key) WHERE dedupe_key IS NOT NULL AND status IN ('pending', 'running') DO NOTHING
-      RETURNING id`;
-    if (!inserted.length) return null;
+      RETURNING id`,
+      tx,
+    );
+    return new Set(inserted.map((r) => r.id));
+  }
+
+  private async insert(input: EnqueueInput, unless: Prisma.Sql, tx: Executor | undefined): Promise<string | null> {
+    const row = this.row(input, unless);
+    if (!(await this.insertRows([row], tx)).size) return null;
     this.announce(input.queue);
-    return id;
+    return row.id;
   }
 
   /** Wakes idle workers (on every instance when pubsub runs on Redis). */

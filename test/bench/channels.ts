@@ -1,5 +1,6 @@
 import { createHmac } from "node:crypto";
 import { rmSync } from "node:fs";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import autocannon from "autocannon";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
 import type { TestApp } from "../helpers/app.js";
@@ -7,6 +8,7 @@ import { chatappMessageEvent } from "../helpers/channels.js";
 import { createTestDatabase } from "../helpers/database.js";
 import { freePort, runScript, whenServing } from "../helpers/process.js";
 import { testTempDir } from "../helpers/temp.js";
+import { profiled, type topPlaces } from "./cpu-profile.js";
 import {
   type BenchDatabase,
   benchDatabases,
@@ -74,6 +76,11 @@ interface Row {
   throughput: number | null;
   /** SQL statements per accepted event while the load ran: the acknowledgement's alone without the worker. */
   statements: number;
+  /** CPU milliseconds of the whole process per accepted event while the load ran, the load generator's included. */
+  cpuMs: number;
+  /** The event loop's delay while the load ran (ms): how long a ready callback waited, whatever held the thread. */
+  loopDelay: { p50: number; p99: number; max: number };
+  top: ReturnType<typeof topPlaces>;
 }
 
 // Issue 14's targets for the acknowledgement's p99 at 200 events/s.
@@ -93,34 +100,46 @@ async function measure(database: BenchDatabase, worker: boolean): Promise<Row> {
   try {
     const started = Date.now();
     const sent = statementsSent();
-    const ack = await autocannon({
-      url: app.url,
-      connections: 20,
-      overallRate: ratePerS,
-      duration: durationS,
-      requests: [
-        {
-          method: "POST",
-          path: "/api/channels/chatapp",
-          setupRequest: (req) => {
-            const event = signedEvent(++n);
-            postedAt.set(event.from, Date.now());
-            return {
-              ...req,
-              headers: { "content-type": "application/json", "x-hub-signature-256": event.signature },
-              body: event.body,
-            };
+    const cpu = process.cpuUsage();
+    const loop = monitorEventLoopDelay({ resolution: 5 });
+    loop.enable();
+    const { result: ack, top } = await profiled(`channels-${database.name}-${worker ? "all" : "api"}`, () =>
+      autocannon({
+        url: app.url,
+        connections: 20,
+        overallRate: ratePerS,
+        duration: durationS,
+        requests: [
+          {
+            method: "POST",
+            path: "/api/channels/chatapp",
+            setupRequest: (req) => {
+              const event = signedEvent(++n);
+              postedAt.set(event.from, Date.now());
+              return {
+                ...req,
+                headers: { "content-type": "application/json", "x-hub-signature-256": event.signature },
+                body: event.body,
+              };
+            },
           },
-        },
-      ],
-    });
+        ],
+      }),
+    );
+    loop.disable();
+    const used = process.cpuUsage(cpu);
     const accepted = ack.requests.total - ack.non2xx;
-    const statements = (statementsSent() - sent) / Math.max(1, accepted);
-    if (!worker) return { database, worker, events: accepted, ack, endToEnd: [], throughput: null, statements };
+    const cost = {
+      statements: (statementsSent() - sent) / Math.max(1, accepted),
+      cpuMs: (used.user + used.system) / 1000 / Math.max(1, accepted),
+      loopDelay: { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
+      top,
+    };
+    if (!worker) return { database, worker, events: accepted, ack, endToEnd: [], throughput: null, ...cost };
     const sends = await providers.waitForSends(accepted, 600_000);
     const endToEnd = sends.map((s) => s.at - postedAt.get(s.body.to)!).sort((a, b) => a - b);
     const last = Math.max(...sends.map((s) => s.at));
-    return { database, worker, events: accepted, ack, endToEnd, throughput: accepted / ((last - started) / 1000), statements };
+    return { database, worker, events: accepted, ack, endToEnd, throughput: accepted / ((last - started) / 1000), ...cost };
   } finally {
     await app.close();
     await providers.close();
@@ -239,6 +258,23 @@ export async function benchChannels(): Promise<void> {
     );
   }
   if (unreachable) console.log(noteRow(11, 0, unreachable));
+  console.log("\n### Cost of one acknowledgement under that load\n");
+  console.log(
+    "| database | process | CPU per event (ms, process, load generator included) | event-loop delay p50 / p99 / max (ms) |",
+  );
+  console.log("|---|---|---:|---:|");
+  for (const r of rows) {
+    const { p50, p99, max } = r.loopDelay;
+    console.log(
+      `| ${r.database.name} | ${r.worker ? "API + worker" : "API only"} | ${fixed(r.cpuMs, 2)} | ${fixed(p50, 1)} / ${fixed(p99, 1)} / ${fixed(max, 1)} |`,
+    );
+  }
+  for (const r of rows) {
+    if (!r.top.length) continue;
+    console.log(
+      `\nBusy time of the service's thread under load, ${r.database.name}, ${r.worker ? "API + worker" : "API only"}: ${r.top.map((t) => `${t.place} ${fixed(t.share * 100, 1)} %`).join(", ")}`,
+    );
+  }
 
   const providers = await startFakeProviders();
   const cold: ColdRow[] = [];

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { Prisma } from "../../src/db/generated/prisma/client.js";
 import { newId } from "../../src/db/ids.js";
 import { backoff, type JobQueue, PermanentJobError, RetryLater, retryDelayMs } from "../../src/jobs/queue.js";
 import { Worker } from "../../src/jobs/worker.js";
@@ -138,6 +139,37 @@ describe("enqueue", () => {
 
   it("refuses a maxAttempts below 1", async () => {
     await expect(jobs.enqueue({ queue: freshQueue(), maxAttempts: 0 })).rejects.toThrow(/maxAttempts/);
+  });
+});
+
+describe("enqueueUnless", () => {
+  const unless = (queue: string, dedupeKey: string, done = false) =>
+    jobs.enqueueUnless(
+      { queue, tenantId: tenant.tenantId, payload: { dedupeKey }, dedupeKey },
+      done ? Prisma.sql`TRUE` : Prisma.sql`FALSE`,
+    );
+
+  it("gives jobs asked for at the same moment what each alone would get: a key asked twice one job, a job already done none", async () => {
+    const queue = freshQueue();
+    const ids = await Promise.all([unless(queue, "a"), unless(queue, "b"), unless(queue, "a"), unless(queue, "c", true)]);
+    expect(ids[0]).toMatch(/^job_/);
+    expect(ids[1]).toMatch(/^job_/);
+    expect(ids.slice(2)).toEqual([null, null]);
+    const rows = await app.services.db.prisma.job.findMany({ where: { queue }, orderBy: { dedupeKey: "asc" } });
+    expect(rows.map((r) => [r.id, r.dedupeKey])).toEqual([
+      [ids[0], "a"],
+      [ids[1], "b"],
+    ]);
+    expect(await unless(queue, "a")).toBeNull();
+  });
+
+  it("fails only the job the database refuses, not the others asked for with it", async () => {
+    const queue = freshQueue();
+    const refused = jobs.enqueueUnless({ queue, tenantId: "ten_unknown", dedupeKey: "x" }, Prisma.sql`FALSE`);
+    const [before, after] = await Promise.all([unless(queue, "before"), unless(queue, "after"), refused.catch(() => null)]);
+    await expect(refused).rejects.toThrow(/foreign key/);
+    const rows = await app.services.db.prisma.job.findMany({ where: { queue } });
+    expect(rows.map((r) => r.id).sort()).toEqual([before, after].sort());
   });
 });
 
