@@ -11,6 +11,8 @@ const maxTrainingCost = 250_000;
 // A softmax over a handful of entries is sure of itself on anything: over three, it gave 0.84 to the wrong one for a
 // plain question. The answer sets it was measured on have 14 to 79 entries.
 const minEntries = 10;
+// A crawl announces each page it indexes: the tenant is retrained once its changes pause this long.
+const settleMs = 2_000;
 // USE reads sentences; a fragment of two words says little about the entry.
 const minSentenceWords = 3;
 
@@ -47,6 +49,9 @@ export function entryTexts(question: string, answer: string): string[] {
 export class FaqEntryModels {
   readonly #models = new Map<string, TenantEntries>();
   readonly #training = new Map<string, Promise<TenantEntries>>();
+  /** Refreshes asked for while one runs: one more is enough, as it reads the tenant's units when it starts. */
+  readonly #queued = new Map<string, Promise<TenantEntries>>();
+  readonly #settling = new Map<string, NodeJS.Timeout>();
   #unsubscribe: () => Promise<unknown> = async () => undefined;
   #listening: Promise<void> = Promise.resolve();
   #stopped = false;
@@ -60,7 +65,7 @@ export class FaqEntryModels {
     const subscription = this.deps.realtime.pubsub.subscribe("knowledge:changed");
     this.#unsubscribe = () => subscription.return();
     this.#listening = (async () => {
-      for await (const { tenantId } of subscription) this.#refresh(tenantId).catch(() => undefined);
+      for await (const { tenantId } of subscription) this.#changed(tenantId);
     })().catch((err: unknown) => this.deps.logger.error({ err }, "FAQ entry models stopped listening for changes"));
     this.#warm().catch((err: unknown) => this.deps.logger.warn({ err }, "could not train the FAQ entry classifiers at start"));
   }
@@ -68,6 +73,8 @@ export class FaqEntryModels {
   /** Not awaited by the stop: a training under way is abandoned when the trainer closes. */
   async stop(): Promise<void> {
     this.#stopped = true;
+    for (const timer of this.#settling.values()) clearTimeout(timer);
+    this.#settling.clear();
     await this.#unsubscribe();
     await this.#listening;
   }
@@ -82,6 +89,16 @@ export class FaqEntryModels {
       if (this.#stopped) return;
       if (!this.#models.has(tenant_id)) await this.#refresh(tenant_id).catch(() => undefined);
     }
+  }
+
+  #changed(tenantId: string): void {
+    clearTimeout(this.#settling.get(tenantId));
+    const timer = setTimeout(() => {
+      this.#settling.delete(tenantId);
+      if (!this.#stopped) this.#refresh(tenantId).catch(() => undefined);
+    }, settleMs);
+    timer.unref();
+    this.#settling.set(tenantId, timer);
   }
 
   /** The tenant's classifier as this instance holds it now, without training one: undefined when none was trained. */
@@ -114,10 +131,16 @@ export class FaqEntryModels {
 
   /** Reads the tenant's FAQ units after any refresh under way (it may have read them before a change) and retrains if they differ. */
   #refresh(tenantId: string): Promise<TenantEntries> {
+    const queued = this.#queued.get(tenantId);
+    if (queued) return queued;
     const before = this.#training.get(tenantId) ?? Promise.resolve(null);
-    const next = before
+    const next: Promise<TenantEntries> = before
       .catch(() => null)
-      .then(() => this.#load(tenantId))
+      .then(() => {
+        this.#queued.delete(tenantId);
+        this.#training.set(tenantId, next);
+        return this.#load(tenantId);
+      })
       .then((entries) => {
         this.#models.set(tenantId, entries);
         return entries;
@@ -129,7 +152,8 @@ export class FaqEntryModels {
       // Stopping closes the trainer and the database under a training: not a failure to report.
       if (!this.#stopped) this.deps.logger.warn({ err, tenantId }, "training the tenant's FAQ entry classifier failed");
     });
-    this.#training.set(tenantId, next);
+    if (this.#training.has(tenantId)) this.#queued.set(tenantId, next);
+    else this.#training.set(tenantId, next);
     return next;
   }
 
