@@ -80,8 +80,8 @@ export class FaqEntryModels {
   }
 
   /**
-   * Trains every tenant's classifier after a start, one after the other in the trainer's thread, so that the first
-   * question after a restart finds it ready (a tenant's first question meanwhile waits for its own training).
+   * Trains every tenant's classifier after a start, one after the other in the trainer's thread, so that questions
+   * after a restart soon rank with it (until then they rank without it, as `model` says).
    */
   async #warm(): Promise<void> {
     const tenants = await this.deps.db.sql.query<{ tenant_id: string }>("SELECT DISTINCT tenant_id FROM chunks");
