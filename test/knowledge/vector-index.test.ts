@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readdirSync, rmSync } from "node:fs";
 import pino from "pino";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { type Database, openDatabase } from "../../src/db/client.js";
 import { migrate } from "../../src/db/migrate.js";
@@ -385,7 +385,7 @@ describe.each(buses)("two memory indexes on one database, through $name", ({ red
       tenant,
       first.map((p) => ({ id: p.id, embedding: p.vector })),
     );
-    await vi.waitFor(async () => expect(await idsFound(b)).toEqual(first.map((p) => p.id).sort()), { timeout: 5_000 });
+    await expect.poll(() => idsFound(b)).toEqual(first.map((p) => p.id).sort());
 
     const gone = first.slice(0, 4).map((p) => p.id);
     await deleteChunks(db, gone);
@@ -394,7 +394,7 @@ describe.each(buses)("two memory indexes on one database, through $name", ({ red
       .slice(4)
       .map((p) => p.id)
       .sort();
-    await vi.waitFor(async () => expect(await idsFound(a)).toEqual(left), { timeout: 5_000 });
+    await expect.poll(() => idsFound(a)).toEqual(left);
     expect(await idsFound(b)).toEqual(left);
   });
 
@@ -419,7 +419,7 @@ describe.each(buses)("two memory indexes on one database, through $name", ({ red
       next.map((p) => ({ id: p.id, embedding: p.vector })),
     );
     const expected = [...before, ...missed.map((p) => p.id), ...next.map((p) => p.id)].sort();
-    await vi.waitFor(async () => expect(await idsFound(watcher)).toEqual(expected), { timeout: 5_000 });
+    await expect.poll(() => idsFound(watcher)).toEqual(expected);
   });
 
   it("catch up with the database when the last announcement was lost", async () => {
@@ -432,8 +432,6 @@ describe.each(buses)("two memory indexes on one database, through $name", ({ red
       tenant,
       last.map((p) => ({ id: p.id, embedding: p.vector })),
     );
-    await vi.waitFor(async () => expect(await idsFound(watcher)).toEqual([...before, ...last.map((p) => p.id)].sort()), {
-      timeout: 5_000,
-    });
+    await expect.poll(() => idsFound(watcher)).toEqual([...before, ...last.map((p) => p.id)].sort());
   });
 });
