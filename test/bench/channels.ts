@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import autocannon from "autocannon";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
@@ -8,7 +8,7 @@ import { chatappMessageEvent } from "../helpers/channels.js";
 import { createTestDatabase } from "../helpers/database.js";
 import { freePort, runScript, whenServing } from "../helpers/process.js";
 import { testTempDir } from "../helpers/temp.js";
-import { profiled, type topPlaces } from "./cpu-profile.js";
+import { between, type Profile, profiled, topPlaces } from "./cpu-profile.js";
 import {
   type BenchDatabase,
   benchDatabases,
@@ -156,14 +156,38 @@ interface ColdRow {
   readyS: number;
   /** Each acknowledgement's milliseconds, in the order sent, one event at a time from the first `ready`. */
   acks: number[];
+  /** With BENCH_CPU_PROFILE: where the process's busy time went while it acknowledged them. */
+  top: ReturnType<typeof topPlaces>;
 }
 
-/** Runs `src/main.ts` on `env` until `use` is done, once it answers `/readyz` with 200; returns how long that took. */
-async function withServiceProcess(env: Record<string, string>, use: (url: string) => Promise<void>): Promise<{ readyS: number }> {
+/** The busy places of a cold process's profile (written as it exited) between two `process.hrtime` readings. */
+function busyPlaces(profile: string, from: bigint, to: bigint): ReturnType<typeof topPlaces> {
+  const directory = process.env.BENCH_CPU_PROFILE;
+  if (!directory) return [];
+  // Node names a profile CPU.<date>.<time>.<pid>.<thread id>.<sequence>.cpuprofile; the main thread's id is 0.
+  const main = readdirSync(`${directory}/${profile}`).find((name) => /\.\d+\.0\.\d+\.cpuprofile$/.test(name));
+  if (!main) return [];
+  const whole = JSON.parse(readFileSync(`${directory}/${profile}/${main}`, "utf8")) as Profile;
+  return topPlaces(between(whole, from, to), 8);
+}
+
+/**
+ * Runs `src/main.ts` on `env` until `use` is done, once it answers `/readyz` with 200; returns how long that took.
+ * With `profile`, and BENCH_CPU_PROFILE naming a directory, the process writes its profiles in `<profile>/` there as
+ * it exits.
+ */
+async function withServiceProcess(
+  env: Record<string, string>,
+  use: (url: string) => Promise<void>,
+  profile?: string,
+): Promise<{ readyS: number }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
-  const service = runScript("src/main.ts", [], { ...env, PORT: String(port) });
+  const directory = process.env.BENCH_CPU_PROFILE;
+  // Each thread (the trainer's too) writes a profile of its own, named by process and thread id, so one folder each.
+  const nodeArgs = profile && directory ? ["--cpu-prof", `--cpu-prof-dir=${directory}/${profile}`] : [];
+  const service = runScript("src/main.ts", [], { ...env, PORT: String(port) }, nodeArgs);
   try {
     for (;;) {
       if ((await whenServing(`${url}/readyz`, undefined, 600_000)).status === 200) break;
@@ -220,10 +244,18 @@ async function coldStart(database: BenchDatabase, providers: FakeProviders): Pro
     const rows: ColdRow[] = [];
     for (const worker of [false, true]) {
       const acks: number[] = [];
-      const { readyS } = await withServiceProcess({ ...env, ROLE: worker ? "all" : "api" }, async (url) => {
-        for (let n = 1; n <= coldEvents; n++) acks.push(await postEvent(url, rows.length * coldEvents + n));
-      });
-      rows.push({ database, worker, readyS, acks });
+      const profile = `cold-${database.name}-${worker ? "all" : "api"}`;
+      let [from, to] = [0n, 0n];
+      const { readyS } = await withServiceProcess(
+        { ...env, ROLE: worker ? "all" : "api" },
+        async (url) => {
+          from = process.hrtime.bigint();
+          for (let n = 1; n <= coldEvents; n++) acks.push(await postEvent(url, rows.length * coldEvents + n));
+          to = process.hrtime.bigint();
+        },
+        profile,
+      );
+      rows.push({ database, worker, readyS, acks, top: busyPlaces(profile, from, to) });
     }
     return rows;
   } finally {
@@ -239,6 +271,12 @@ async function coldStart(database: BenchDatabase, providers: FakeProviders): Pro
  */
 export async function benchChannels(): Promise<void> {
   const { databases, unreachable } = await benchDatabases();
+  // A duration of 0 measures only the cold start, which a sustained load before it would not change.
+  if (durationS > 0) await underLoad(databases, unreachable);
+  await afterColdStart(databases, unreachable);
+}
+
+async function underLoad(databases: BenchDatabase[], unreachable: string | null): Promise<void> {
   const rows: Row[] = [];
   for (const database of databases) {
     rows.push(await measure(database, false));
@@ -275,7 +313,9 @@ export async function benchChannels(): Promise<void> {
       `\nBusy time of the service's thread under load, ${r.database.name}, ${r.worker ? "API + worker" : "API only"}: ${r.top.map((t) => `${t.place} ${fixed(t.share * 100, 1)} %`).join(", ")}`,
     );
   }
+}
 
+async function afterColdStart(databases: BenchDatabase[], unreachable: string | null): Promise<void> {
   const providers = await startFakeProviders();
   const cold: ColdRow[] = [];
   try {
@@ -295,4 +335,10 @@ export async function benchChannels(): Promise<void> {
     );
   }
   if (unreachable) console.log(noteRow(7, 0, unreachable));
+  for (const r of cold) {
+    if (!r.top.length) continue;
+    console.log(
+      `\nBusy time of the cold process's thread while it acknowledged them, ${r.database.name}, ${r.worker ? "API + worker" : "API only"}: ${r.top.map((t) => `${t.place} ${fixed(t.share * 100, 1)} %`).join(", ")}`,
+    );
+  }
 }

@@ -6,10 +6,28 @@ interface ProfileNode {
   callFrame: { functionName: string; url: string };
   children?: number[];
 }
-interface Profile {
+export interface Profile {
   nodes: ProfileNode[];
+  /** Microseconds on the machine's monotonic clock, which `process.hrtime` of every process reads too. */
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
+}
+
+/** The profile's samples taken between two readings of `process.hrtime.bigint()`, in any process of the machine. */
+export function between(profile: Profile, from: bigint, to: bigint): Profile {
+  const [start, end] = [Number(from / 1000n), Number(to / 1000n)];
+  const samples: number[] = [];
+  const timeDeltas: number[] = [];
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const took = profile.timeDeltas[i] ?? 0;
+    at += took;
+    if (at < start || at > end) return;
+    samples.push(id);
+    timeDeltas.push(took);
+  });
+  return { ...profile, startTime: start, samples, timeDeltas };
 }
 
 /** Where code runs: the npm package, Parley's own module, PGlite's WebAssembly, or Node's core; null for a native frame. */

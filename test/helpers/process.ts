@@ -21,9 +21,14 @@ export interface Spawned {
   exit(): Promise<number | null>;
 }
 
-/** Runs a TypeScript entry point of the project the way the npm scripts do (node --import tsx). */
-export function runScript(entry: string, args: string[], env: Record<string, string | undefined>): Spawned {
-  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
+/** Runs a TypeScript entry point of the project the way the npm scripts do (node --import tsx), with `nodeArgs` for Node. */
+export function runScript(
+  entry: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  nodeArgs: string[] = [],
+): Spawned {
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", entry, ...args], {
     cwd: repoRoot,
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
