@@ -17,6 +17,7 @@ import { loadSecretsKey, SecretBox } from "./db/encryption.js";
 import { migrate } from "./db/migrate.js";
 import { EventOutbox } from "./events/outbox.js";
 import { Egress } from "./http/egress.js";
+import { warmRequestLookups } from "./http/warm-up.js";
 import { JobQueue } from "./jobs/queue.js";
 import { warmTokenizer } from "./knowledge/chunk.js";
 import { DocumentReader } from "./knowledge/extraction-pool.js";
@@ -133,7 +134,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const shutdown = new AbortController();
   // One listener per open chat stream: many at once are expected, not a leak.
   setMaxListeners(0, shutdown.signal);
-  return {
+  const services: Services = {
     config,
     logger,
     db,
@@ -155,6 +156,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     reader,
     shutdown,
   };
+  await warmRequestLookups(services);
+  return services;
 }
 
 export async function closeServices(services: Services): Promise<void> {
