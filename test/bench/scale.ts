@@ -22,7 +22,7 @@ const rounds = numberFrom("BENCH_SCALE_ROUNDS", 1);
 const webhookConnections = 20;
 const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
-/** How a deployment runs its processes: the first is what `npm start` gives; the others split HTTP from jobs. */
+/** How a deployment runs its processes: ROLE=all alone is what `npm start` gives; the others split HTTP from jobs. */
 interface Topology {
   name: string;
   roles: Array<"all" | "api" | "worker">;
@@ -47,6 +47,8 @@ interface Row {
   repliesPerS: number;
   /** Replies that reached the provider while the load ran, the CPU window. */
   repliesInWindow: number;
+  /** The service processes' labels in `cpu.cores`. */
+  services: string[];
   cpu: CpuWindow<unknown>;
 }
 
@@ -173,7 +175,7 @@ async function mixedLoad(
     new Map<string, number[]>([
       ...processes.map((p): [string, number[]] => [p.label, [p.pid]]),
       ["PostgreSQL", await backendPids(databaseUrl)],
-      ["Redis", isLocal(redisUrl) ? [redisPid] : []],
+      ["Redis (whole server)", isLocal(redisUrl) ? [redisPid] : []],
       ["load generator", [process.pid]],
     ]);
   const started = Date.now();
@@ -203,7 +205,8 @@ async function mixedLoad(
   const endToEnd = replies.map((s) => s.at - postedAt.get(s.body.to)!).sort((a, b) => a - b);
   const last = Math.max(...replies.map((s) => s.at));
   const repliesInWindow = replies.filter((s) => s.at <= started + cpu.seconds * 1000).length;
-  return { chat, firstDeltas, acks, endToEnd, repliesPerS: accepted / ((last - started) / 1000), repliesInWindow, cpu };
+  const repliesPerS = accepted / ((last - started) / 1000);
+  return { chat, firstDeltas, acks, endToEnd, repliesPerS, repliesInWindow, services: processes.map((p) => p.label), cpu };
 }
 
 /** One topology on a database of its own, set up by an instance in this process, under the mixed load. */
@@ -269,12 +272,13 @@ function cpuPer(row: Row, labels: string[], units: number): string {
 function printCpuRow(row: Row): void {
   const { cpu } = row;
   const cores = [...cpu.cores].map(([label, used]) => `${label} ${used === null ? "–" : fixed(used, 2)}`).join(", ");
-  const apiLabels = [...cpu.cores.keys()].filter((label) => label.startsWith("API"));
+  const apiLabels = row.services.filter((label) => label.startsWith("API"));
   const served = row.chat.requests.total + row.firstDeltas.length;
   const split = row.topology.roles.includes("worker");
   console.log(
     `| ${row.round} | ${row.topology.name} | ${cores} | ${fixed(cpu.machineBusy * 100, 0)} % | ${fixed(cpu.load[0], 1)} → ${fixed(cpu.load[1], 1)} ` +
-      `| ${split ? cpuPer(row, apiLabels, served) : "–"} | ${split ? cpuPer(row, ["worker"], row.repliesInWindow) : "–"} |`,
+      `| ${split ? cpuPer(row, apiLabels, served) : "–"} | ${split ? cpuPer(row, ["worker"], row.repliesInWindow) : "–"} ` +
+      `| ${cpuPer(row, row.services, served + row.repliesInWindow)} |`,
   );
 }
 
@@ -305,8 +309,8 @@ export async function benchScale(): Promise<void> {
   console.log("\n### Where the CPU went while the load ran\n");
   console.log(
     "| round | topology | CPU (cores: 1 = one core busy throughout) | machine busy | load average (1 min, start → end) " +
-      "| API CPU per chat or stream (ms, acks included) | worker CPU per reply (ms) |",
+      "| API CPU per chat or stream (ms, acks included) | worker CPU per reply (ms) | service CPU per chat, stream or reply (ms) |",
   );
-  console.log("|---:|---|---|---:|---:|---:|---:|");
+  console.log("|---:|---|---|---:|---:|---:|---:|---:|");
   for (const row of rows) printCpuRow(row);
 }
