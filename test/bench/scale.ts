@@ -60,12 +60,17 @@ async function redisServer(): Promise<{ pid: number } | { unreachable: string }>
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
   });
+  // The client's own error (ECONNREFUSED, say) says more than the rejection of connect(), and unheard it is logged.
+  let refused: Error | null = null;
+  redis.on("error", (err: Error) => {
+    refused = err;
+  });
   try {
     await redis.connect();
     const pid = Number((await redis.info("server")).match(/^process_id:(\d+)/m)?.[1]);
     return { pid };
   } catch (err) {
-    return { unreachable: `${new URL(redisUrl).host} unreachable (${(err as Error).message})` };
+    return { unreachable: `${new URL(redisUrl).host} unreachable (${(refused ?? (err as Error)).message})` };
   } finally {
     redis.disconnect();
   }
