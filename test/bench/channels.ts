@@ -1,13 +1,12 @@
-import { createHmac } from "node:crypto";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import autocannon from "autocannon";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
 import type { TestApp } from "../helpers/app.js";
-import { chatappMessageEvent } from "../helpers/channels.js";
 import { createTestDatabase } from "../helpers/database.js";
-import { freePort, runScript, whenServing } from "../helpers/process.js";
+import { runScript } from "../helpers/process.js";
 import { testTempDir } from "../helpers/temp.js";
+import { configureChatapp, eventRequest, postEvent } from "./chatapp.js";
 import { between, type Profile, profiled, topPlaces } from "./cpu-profile.js";
 import {
   type BenchDatabase,
@@ -19,40 +18,15 @@ import {
   startBenchApp,
   thousands,
 } from "./harness.js";
+import { withServiceProcess } from "./service-process.js";
 import { statementsSent } from "./statements.js";
 
 const ratePerS = numberFrom("BENCH_CHANNELS_RATE", 200);
 const durationS = numberFrom("BENCH_CHANNELS_DURATION_S", 10);
-const appSecret = "bench_app_secret";
-const phoneNumberId = "200000000000002";
-
-const channelCredentials = {
-  phone_number_id: phoneNumberId,
-  access_token: "EAAG-bench-token-000001",
-  verify_token: "bench-verify",
-  app_secret: appSecret,
-};
-
-/** A signed chat-app message event, as the provider sends it, from its own customer. */
-function signedEvent(n: number): { body: string; signature: string; from: string } {
-  const from = `1555${String(n).padStart(7, "0")}`;
-  const body = chatappMessageEvent(
-    phoneNumberId,
-    { from, id: `wamid.BENCH${n}`, timestamp: "1700000000", type: "text", text: { body: "What are your opening hours?" } },
-    "Bench",
-  );
-  return { body, signature: `sha256=${createHmac("sha256", appSecret).update(body).digest("hex")}`, from };
-}
-
 async function chatappService(database: BenchDatabase, providers: FakeProviders): Promise<TestApp> {
   const app = await startBenchApp(database, providers.env);
   const { apiKey } = await app.tenant("Bench Bank");
-  const res = await app.request("/api/tenant/channels/chatapp", {
-    method: "PUT",
-    key: apiKey,
-    body: { credentials: channelCredentials },
-  });
-  if (res.status !== 201) throw new Error(`configuring the channel failed: ${JSON.stringify(res.body)}`);
+  await configureChatapp(app.url, apiKey);
   await app.request("/api/knowledge/sources", {
     key: apiKey,
     body: {
@@ -96,7 +70,6 @@ async function measure(database: BenchDatabase, worker: boolean): Promise<Row> {
   const app = await chatappService(database, providers);
   if (worker) app.startWorker();
   const postedAt = new Map<string, number>();
-  let n = 0;
   try {
     const started = Date.now();
     const sent = statementsSent();
@@ -109,21 +82,7 @@ async function measure(database: BenchDatabase, worker: boolean): Promise<Row> {
         connections: 20,
         overallRate: ratePerS,
         duration: durationS,
-        requests: [
-          {
-            method: "POST",
-            path: "/api/channels/chatapp",
-            setupRequest: (req) => {
-              const event = signedEvent(++n);
-              postedAt.set(event.from, Date.now());
-              return {
-                ...req,
-                headers: { "content-type": "application/json", "x-hub-signature-256": event.signature },
-                body: event.body,
-              };
-            },
-          },
-        ],
+        requests: [eventRequest(postedAt)],
       }),
     );
     loop.disable();
@@ -172,51 +131,6 @@ function busyPlaces(profile: string, from: bigint, to: bigint): ReturnType<typeo
 }
 
 /**
- * Runs `src/main.ts` on `env` until `use` is done, once it answers `/readyz` with 200; returns how long that took.
- * With `profile`, and BENCH_CPU_PROFILE naming a directory, the process writes its profiles in `<profile>/` there as
- * it exits.
- */
-async function withServiceProcess(
-  env: Record<string, string>,
-  use: (url: string) => Promise<void>,
-  profile?: string,
-): Promise<{ readyS: number }> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const started = performance.now();
-  const directory = process.env.BENCH_CPU_PROFILE;
-  // Each thread (the trainer's too) writes a profile of its own, named by process and thread id, so one folder each.
-  const nodeArgs = profile && directory ? ["--cpu-prof", `--cpu-prof-dir=${directory}/${profile}`] : [];
-  const service = runScript("src/main.ts", [], { ...env, PORT: String(port) }, nodeArgs);
-  try {
-    for (;;) {
-      if ((await whenServing(`${url}/readyz`, undefined, 600_000)).status === 200) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    const readyS = (performance.now() - started) / 1000;
-    await use(url);
-    return { readyS };
-  } finally {
-    service.child.kill("SIGTERM");
-    await service.exit();
-  }
-}
-
-/** Posts a signed event and returns how long its acknowledgement took (ms); throws on anything but 200. */
-async function postEvent(url: string, n: number): Promise<number> {
-  const event = signedEvent(n);
-  const started = performance.now();
-  const res = await fetch(`${url}/api/channels/chatapp`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-hub-signature-256": event.signature },
-    body: event.body,
-  });
-  await res.arrayBuffer();
-  if (res.status !== 200) throw new Error(`the webhook was answered ${res.status}`);
-  return performance.now() - started;
-}
-
-/**
  * What a provider sees right after a deploy or a restart: the service in its own process, as `npm start` runs it,
  * over a database where the tenant's channel is set up and verified (by an earlier process), sent one event at a
  * time from the moment `/readyz` first says ready. The first acknowledgements pay for whatever the process does on
@@ -231,12 +145,7 @@ async function coldStart(database: BenchDatabase, providers: FakeProviders): Pro
     if ((await created.exit()) !== 0) throw new Error(`creating the tenant failed: ${created.stderr()}`);
     const { apiKey } = JSON.parse(created.stdout()) as { apiKey: string };
     await withServiceProcess(env, async (url) => {
-      const res = await fetch(`${url}/api/tenant/channels/chatapp`, {
-        method: "PUT",
-        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-        body: JSON.stringify({ credentials: channelCredentials }),
-      });
-      if (res.status !== 201) throw new Error(`configuring the channel failed: ${await res.text()}`);
+      await configureChatapp(url, apiKey);
       // A signed delivery proves the claim on the account (README "Channel accounts"); the restart finds it verified.
       await postEvent(url, 0);
       await providers.waitForSends(1, 120_000);

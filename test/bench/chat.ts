@@ -1,25 +1,12 @@
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
-import { createParser, type EventSourceMessage } from "eventsource-parser";
 import express from "express";
 import { startFakeOpenAI } from "../fakes/openai-server.js";
-import { SetDisclosureDocument } from "../generated.js";
 import type { TestApp } from "../helpers/app.js";
+import { chatRequests, questions, serviceWithKnowledge, streamedChat, timesToFirst, timeToFirst } from "./chat-requests.js";
 import { profiled, type topPlaces } from "./cpu-profile.js";
-import {
-  type BenchDatabase,
-  benchDatabases,
-  corpus,
-  embeddingOf,
-  fixed,
-  loadChunks,
-  noteRow,
-  numberFrom,
-  percentile,
-  startBenchApp,
-  thousands,
-} from "./harness.js";
+import { type BenchDatabase, benchDatabases, fixed, noteRow, numberFrom, percentile, thousands } from "./harness.js";
 import { statementsSent } from "./statements.js";
 
 const chunks = numberFrom("BENCH_CHAT_CHUNKS", 10_000);
@@ -27,16 +14,6 @@ const connections = numberFrom("BENCH_CHAT_CONNECTIONS", 10);
 const durationS = numberFrom("BENCH_CHAT_DURATION_S", 10);
 const streamedCount = numberFrom("BENCH_CHAT_STREAMS", 50);
 // Far above what the load reaches in its duration: the benchmark measures the service, not its 429s.
-
-// Questions the knowledge base answers and the router leaves to the AI (no urgent intent, no human asked for).
-const questions = [
-  "How do I open a savings account in the mobile app?",
-  "What is the fee to replace a debit card?",
-  "What interest rate does the cash ISA pay?",
-  "How can I change the PIN of my credit card?",
-  "Can the Leeds branch help me apply for a mortgage?",
-  "How do I set up a direct debit from my current account?",
-];
 
 // The model's reply, cut into deltas as a model server streams it.
 const modelAnswer = "You can open a savings account in the mobile app once we have verified your identity (Help centre).";
@@ -70,12 +47,7 @@ function load(url: string, apiKey: string): Promise<autocannon.Result> {
     connections,
     duration: durationS,
     workers: 1,
-    requests: questions.map((message) => ({
-      method: "POST" as const,
-      path: "/api/chat",
-      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ message }),
-    })),
+    requests: chatRequests(apiKey),
   });
 }
 
@@ -123,56 +95,7 @@ function costRow({ database, statements, cpuMs }: RequestCost): string {
   return `| ${database.name} | ${fixed(statements, 1)} | ${fixed(cpuMs, 2)} | ≤ ${cpuTargetMs} |`;
 }
 
-/** Milliseconds from sending a request to the first server-sent event that `isFirst` accepts; the stream is read to its end. */
-async function timeToFirst(send: () => Promise<Response>, isFirst: (event: EventSourceMessage) => boolean): Promise<number> {
-  const started = performance.now();
-  const res = await send();
-  if (!res.ok || !res.body) throw new Error(`the stream failed: HTTP ${res.status} ${await res.text()}`);
-  let first: number | null = null;
-  const parser = createParser({
-    onEvent: (event) => {
-      if (first === null && isFirst(event)) first = performance.now() - started;
-    },
-  });
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
-    parser.feed(decoder.decode(chunk, { stream: true }));
-  if (first === null) throw new Error("the stream ended without the event awaited");
-  return first;
-}
-
-const streamedChat = (app: TestApp, apiKey: string, message: string) =>
-  timeToFirst(
-    () =>
-      fetch(`${app.url}/api/chat`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-        body: JSON.stringify({ message, stream: true }),
-      }),
-    (event) => event.event === "delta",
-  );
-
-/** Each question's time to its first awaited event, one question at a time, sorted (not the whole stream's time). */
-async function timesToFirst(items: string[], ask: (question: string) => Promise<number>): Promise<number[]> {
-  const times: number[] = [];
-  for (const item of items) times.push(await ask(item));
-  return times.sort((a, b) => a - b);
-}
-
 const asked = (count: number) => Array.from({ length: count }, (_, i) => questions[i % questions.length]!);
-
-/** A service on `database` with `chunks` chunks of help text in one tenant's knowledge base, its index loaded. */
-async function serviceWithKnowledge(database: BenchDatabase, env: Record<string, string>) {
-  const app = await startBenchApp(database, env);
-  const tenant = await app.tenant("Bench Bank");
-  // Each request starts a conversation, whose stream would begin with the AI disclosure, sent before the answer is
-  // sought: the first delta timed must be the answer's own.
-  await app.graphql(SetDisclosureDocument, { aiDisclosureEnabled: false }, tenant.apiKey);
-  await loadChunks(app.services, tenant.tenantId, corpus(chunks));
-  // The memory index loads a tenant at its first search: not part of any request measured.
-  await app.services.vectors.search(tenant.tenantId, embeddingOf(corpus(chunks), 0), 1);
-  return { app, ...tenant };
-}
 
 interface StreamRow {
   engine: string;
@@ -220,7 +143,7 @@ async function offline(
   database: BenchDatabase,
   bare: { url: string },
 ): Promise<{ load: string[]; cost: RequestCost; stream: StreamRow }> {
-  const { app, apiKey } = await serviceWithKnowledge(database, {});
+  const { app, apiKey } = await serviceWithKnowledge(database, chunks, {});
   try {
     for (const question of questions) await app.request("/api/chat", { key: apiKey, body: { message: question } });
     const bareResult = await load(bare.url, apiKey);
@@ -228,7 +151,7 @@ async function offline(
     // autocannon stops at its deadline, not the service: requests in flight then finish within about
     // the slowest latency seen, and must not share the event loop with the streamed requests timed next.
     await sleep(2 * chatResult.latency.max + 500);
-    const streamed = await withStageMeans(app, () => timesToFirst(asked(streamedCount), (q) => streamedChat(app, apiKey, q)));
+    const streamed = await withStageMeans(app, () => timesToFirst(asked(streamedCount), (q) => streamedChat(app.url, apiKey, q)));
     return {
       load: [loadRow("bare Express", database, bareResult), loadRow("/api/chat", database, chatResult, bareResult)],
       cost,
@@ -245,13 +168,16 @@ async function offline(
  */
 async function openai(database: BenchDatabase): Promise<StreamRow> {
   const fake = await startFakeOpenAI();
-  const { app, apiKey } = await serviceWithKnowledge(database, { OPENAI_API_KEY: fake.apiKey, OPENAI_BASE_URL: fake.url });
+  const { app, apiKey } = await serviceWithKnowledge(database, chunks, {
+    OPENAI_API_KEY: fake.apiKey,
+    OPENAI_BASE_URL: fake.url,
+  });
   try {
     const reply = { text: modelAnswer, deltas: modelDeltas };
     // Each customer message costs two model calls: the router classifies it, then the engine answers.
     const turn = (message: string) => {
       fake.script({ json: { intent: "account_opening", confidence: 0.9 } }, reply);
-      return streamedChat(app, apiKey, message);
+      return streamedChat(app.url, apiKey, message);
     };
     await turn(questions[0]!);
     const streamed = await withStageMeans(app, () => timesToFirst(asked(streamedCount), turn));

@@ -9,6 +9,7 @@ import { benchIntents } from "./intents.js";
 import { benchKnowledgeIngest } from "./knowledge-ingest.js";
 import { benchKnowledgeSearch } from "./knowledge-vectors.js";
 import { benchRetention } from "./retention.js";
+import { benchScale } from "./scale.js";
 
 // `npm run bench -- <suite>`: each suite prints a table. Benchmarks measure; tests assert behaviour.
 const suites: Record<string, () => Promise<unknown>> = {
@@ -20,6 +21,7 @@ const suites: Record<string, () => Promise<unknown>> = {
   },
   chat: benchChat,
   channels: benchChannels,
+  scale: benchScale,
   analytics: benchAnalytics,
   events: benchEvents,
   export: benchExport,

@@ -1,0 +1,76 @@
+import type autocannon from "autocannon";
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { SetDisclosureDocument } from "../generated.js";
+import { type BenchDatabase, corpus, embeddingOf, loadChunks, startBenchApp } from "./harness.js";
+
+// Questions the knowledge base answers and the router leaves to the AI (no urgent intent, no human asked for).
+export const questions = [
+  "How do I open a savings account in the mobile app?",
+  "What is the fee to replace a debit card?",
+  "What interest rate does the cash ISA pay?",
+  "How can I change the PIN of my credit card?",
+  "Can the Leeds branch help me apply for a mortgage?",
+  "How do I set up a direct debit from my current account?",
+];
+
+/** autocannon's POST /api/chat requests, one per question, which each client cycles through. */
+export const chatRequests = (apiKey: string): autocannon.Request[] =>
+  questions.map((message) => ({
+    method: "POST" as const,
+    path: "/api/chat",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ message }),
+  }));
+
+/** Milliseconds from sending a request to the first server-sent event that `isFirst` accepts; the stream is read to its end. */
+export async function timeToFirst(
+  send: () => Promise<Response>,
+  isFirst: (event: EventSourceMessage) => boolean,
+): Promise<number> {
+  const started = performance.now();
+  const res = await send();
+  if (!res.ok || !res.body) throw new Error(`the stream failed: HTTP ${res.status} ${await res.text()}`);
+  let first: number | null = null;
+  const parser = createParser({
+    onEvent: (event) => {
+      if (first === null && isFirst(event)) first = performance.now() - started;
+    },
+  });
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
+    parser.feed(decoder.decode(chunk, { stream: true }));
+  if (first === null) throw new Error("the stream ended without the event awaited");
+  return first;
+}
+
+/** Each question's time to its first awaited event, one question at a time, sorted (not the whole stream's time). */
+export async function timesToFirst(items: string[], ask: (question: string) => Promise<number>): Promise<number[]> {
+  const times: number[] = [];
+  for (const item of items) times.push(await ask(item));
+  return times.sort((a, b) => a - b);
+}
+
+/** A streamed /api/chat request to the service at `url`: milliseconds to its first `delta`. */
+export const streamedChat = (url: string, apiKey: string, message: string) =>
+  timeToFirst(
+    () =>
+      fetch(`${url}/api/chat`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ message, stream: true }),
+      }),
+    (event) => event.event === "delta",
+  );
+
+/** A service on `database` with `chunks` chunks of help text in one tenant's knowledge base, its index loaded. */
+export async function serviceWithKnowledge(database: BenchDatabase, chunks: number, env: Record<string, string>) {
+  const app = await startBenchApp(database, env);
+  const tenant = await app.tenant("Bench Bank");
+  // Each request starts a conversation, whose stream would begin with the AI disclosure, sent before the answer is
+  // sought: the first delta timed must be the answer's own.
+  await app.graphql(SetDisclosureDocument, { aiDisclosureEnabled: false }, tenant.apiKey);
+  await loadChunks(app.services, tenant.tenantId, corpus(chunks));
+  // The memory index loads a tenant at its first search: not part of any request measured.
+  await app.services.vectors.search(tenant.tenantId, embeddingOf(corpus(chunks), 0), 1);
+  return { app, ...tenant };
+}
