@@ -22,10 +22,14 @@ export const chatRequests = (apiKey: string): autocannon.Request[] =>
     body: JSON.stringify({ message }),
   }));
 
-/** Milliseconds from sending a request to the first server-sent event that `isFirst` accepts; the stream is read to its end. */
+/**
+ * Milliseconds from sending a request to the first server-sent event that `isFirst` accepts, which `seenAt` is told
+ * the moment of (performance.now()); the stream is read to its end.
+ */
 export async function timeToFirst(
   send: () => Promise<Response>,
   isFirst: (event: EventSourceMessage) => boolean,
+  seenAt?: (at: number) => void,
 ): Promise<number> {
   const started = performance.now();
   const res = await send();
@@ -33,7 +37,10 @@ export async function timeToFirst(
   let first: number | null = null;
   const parser = createParser({
     onEvent: (event) => {
-      if (first === null && isFirst(event)) first = performance.now() - started;
+      if (first !== null || !isFirst(event)) return;
+      const at = performance.now();
+      first = at - started;
+      seenAt?.(at);
     },
   });
   const decoder = new TextDecoder();
@@ -51,7 +58,7 @@ export async function timesToFirst(items: string[], ask: (question: string) => P
 }
 
 /** A streamed /api/chat request to the service at `url`: milliseconds to its first `delta`. */
-export const streamedChat = (url: string, apiKey: string, message: string) =>
+export const streamedChat = (url: string, apiKey: string, message: string, seenAt?: (at: number) => void) =>
   timeToFirst(
     () =>
       fetch(`${url}/api/chat`, {
@@ -60,6 +67,7 @@ export const streamedChat = (url: string, apiKey: string, message: string) =>
         body: JSON.stringify({ message, stream: true }),
       }),
     (event) => event.event === "delta",
+    seenAt,
   );
 
 /** A service on `database` with `chunks` chunks of help text in one tenant's knowledge base, its index loaded. */

@@ -1,12 +1,15 @@
+import { rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import express from "express";
 import { startFakeOpenAI } from "../fakes/openai-server.js";
 import type { TestApp } from "../helpers/app.js";
+import { testTempDir } from "../helpers/temp.js";
 import { chatRequests, questions, serviceWithKnowledge, streamedChat, timesToFirst, timeToFirst } from "./chat-requests.js";
 import { profiled, type topPlaces } from "./cpu-profile.js";
 import { type BenchDatabase, benchDatabases, fixed, noteRow, numberFrom, percentile, thousands } from "./harness.js";
+import { startServiceProcess } from "./service-process.js";
 import { statementsSent } from "./statements.js";
 
 const chunks = numberFrom("BENCH_CHAT_CHUNKS", 10_000);
@@ -102,6 +105,8 @@ interface StreamRow {
   database: BenchDatabase;
   service: number[];
   model?: number[];
+  /** From the model server writing its first token to the client reading the service's first `delta` (ms). */
+  relay?: number[];
   /** Mean milliseconds per pipeline stage over the streamed requests. */
   stages: string;
 }
@@ -128,13 +133,13 @@ async function withStageMeans(app: TestApp, run: () => Promise<number[]>): Promi
   return { times, stages: stageOrder.map(mean).join(" / ") };
 }
 
-function streamRow({ engine, database, service, model, stages }: StreamRow): string {
-  const p = (times: number[] | undefined, q: number) => (times ? fixed(percentile(times, q), 1) : "–");
+function streamRow({ engine, database, service, model, relay, stages }: StreamRow): string {
+  const p = (times: number[] | undefined, q: number) => (times?.length ? fixed(percentile(times, q), 1) : "–");
   const overhead = model ? fixed(percentile(service, 0.5) - percentile(model, 0.5), 1) : "–";
   const goal = model ? `≤ ${firstDeltaOverheadTargetMs}` : "–";
   return (
     `| ${engine} | ${database.name} | ${service.length} | ${p(service, 0.5)} | ${p(service, 0.99)} ` +
-    `| ${p(model, 0.5)} | ${p(model, 0.99)} | ${overhead} | ${goal} | ${stages} |`
+    `| ${p(model, 0.5)} | ${p(model, 0.99)} | ${overhead} | ${p(relay, 0.5)} / ${p(relay, 0.99)} | ${goal} | ${stages} |`
   );
 }
 
@@ -166,21 +171,26 @@ async function offline(
  * The OpenAI engine against the fake model server: the service's first `delta` against the
  * server's own first token to a client that asks it directly, the same reply streamed the same way.
  */
-async function openai(database: BenchDatabase): Promise<StreamRow> {
+async function openai(database: BenchDatabase): Promise<StreamRow[]> {
   const fake = await startFakeOpenAI();
-  const { app, apiKey } = await serviceWithKnowledge(database, chunks, {
-    OPENAI_API_KEY: fake.apiKey,
-    OPENAI_BASE_URL: fake.url,
-  });
+  const engineEnv = { OPENAI_API_KEY: fake.apiKey, OPENAI_BASE_URL: fake.url };
+  const { app, apiKey } = await serviceWithKnowledge(database, chunks, engineEnv);
   try {
     const reply = { text: modelAnswer, deltas: modelDeltas };
-    // Each customer message costs two model calls: the router classifies it, then the engine answers.
-    const turn = (message: string) => {
+    // Each customer message costs two model calls: the router classifies it, then the engine answers. `relay`, when
+    // given, gets the time from the model server's first token to the client's first `delta`.
+    const turn = async (url: string, message: string, relay?: number[]) => {
       fake.script({ json: { intent: "account_opening", confidence: 0.9 } }, reply);
-      return streamedChat(app.url, apiKey, message);
+      let seenAt = 0;
+      const first = await streamedChat(url, apiKey, message, (at) => {
+        seenAt = at;
+      });
+      const answered = fake.requests.findLast((request) => request.body?.stream === true)?.firstDeltaAt;
+      if (relay && answered !== undefined) relay.push(seenAt - answered);
+      return first;
     };
-    await turn(questions[0]!);
-    const streamed = await withStageMeans(app, () => timesToFirst(asked(streamedCount), turn));
+    await turn(app.url, questions[0]!);
+    const streamed = await withStageMeans(app, () => timesToFirst(asked(streamedCount), (q) => turn(app.url, q)));
     const direct = (message: string) => {
       fake.script(reply);
       return timeToFirst(
@@ -199,7 +209,40 @@ async function openai(database: BenchDatabase): Promise<StreamRow> {
       );
     };
     const model = await timesToFirst(asked(streamedCount), direct);
-    return { engine: "OpenAI-compatible (fake server)", database, service: streamed.times, model, stages: streamed.stages };
+    const rows: StreamRow[] = [
+      { engine: "OpenAI-compatible (fake server)", database, service: streamed.times, model, stages: streamed.stages },
+    ];
+    // In this process, the client's read of the first `delta` waits behind the rest of the reply's work (its writes):
+    // the relay is timed with the service in a process of its own, as `npm start` runs it, on the same database.
+    // PGlite's database belongs to this process, so only PostgreSQL's is shared.
+    if (app.database.url) {
+      const dataDir = testTempDir("parley-bench-relay");
+      const service = await startServiceProcess({
+        ...engineEnv,
+        DATABASE_URL: app.database.url,
+        REDIS_URL: "",
+        ROLE: "api",
+        DATA_DIR: dataDir,
+        RATE_LIMIT_MAX: "100000000",
+      });
+      try {
+        const relay: number[] = [];
+        await turn(service.url, questions[0]!);
+        const times = await timesToFirst(asked(streamedCount), (q) => turn(service.url, q, relay));
+        rows.push({
+          engine: "OpenAI-compatible (fake server), service in its own process",
+          database,
+          service: times,
+          model,
+          relay: relay.sort((a, b) => a - b),
+          stages: "–",
+        });
+      } finally {
+        await service.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    }
+    return rows;
   } finally {
     await app.close();
     await fake.close();
@@ -222,7 +265,7 @@ export async function benchChat(): Promise<void> {
       const measured = await offline(database, bare);
       loadRows.push(...measured.load);
       costs.push(measured.cost);
-      streamRows.push(measured.stream, await openai(database));
+      streamRows.push(measured.stream, ...(await openai(database)));
     }
   } finally {
     await bare.close();
@@ -246,9 +289,9 @@ export async function benchChat(): Promise<void> {
   }
   console.log(`\n### Streaming: time to the first \`delta\` (${thousands(chunks)} chunks, one request at a time)\n`);
   console.log(
-    "| engine | database | requests | first delta p50 (ms) | p99 (ms) | model server's first token p50 (ms) | p99 (ms) | overhead p50 (ms) | overhead target (ms) | mean router / retriever / engine / deliver (ms) |",
+    "| engine | database | requests | first delta p50 (ms) | p99 (ms) | model server's first token p50 (ms) | p99 (ms) | overhead p50 (ms) | model's first token → client's first delta p50 / p99 (ms) | target (ms) | mean router / retriever / engine / deliver (ms) |",
   );
-  console.log("|---|---|---:|---:|---:|---:|---:|---:|---|---:|");
+  console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|");
   for (const row of streamRows) console.log(streamRow(row));
-  if (unreachable) console.log(noteRow(10, 1, unreachable));
+  if (unreachable) console.log(noteRow(11, 1, unreachable));
 }

@@ -43,6 +43,8 @@ export interface RecordedChatRequest {
   deltasSent: number;
   /** The client closed the connection before the reply was complete. */
   clientClosed: boolean;
+  /** When (performance.now()) the first delta with content was written, for a streamed reply. */
+  firstDeltaAt?: number;
 }
 
 export interface ChatScript {
@@ -122,6 +124,7 @@ async function stream(
     if (reply.delayMs) await sleep(reply.delayMs);
     if (record.clientClosed) return;
     chunk([{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }]);
+    record.firstDeltaAt ??= performance.now();
     record.deltasSent++;
   }
   chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: reply.finishReason ?? "stop" }]);
