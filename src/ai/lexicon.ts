@@ -52,6 +52,25 @@ export function contentTerms(text: string): string[] {
   return out;
 }
 
+// A knowledge base's passages come back question after question, and stemming them was a tenth of a chat request's
+// CPU: their terms are remembered. A few thousand passages' sets are a few tens of MB at most.
+const rememberedTexts = 4_096;
+const termSets = new Map<string, ReadonlySet<string>>();
+
+/**
+ * The distinct content terms of a passage's text (a chunk, its title, an FAQ question), remembered: the set is shared,
+ * never to be changed. A customer's message is asked once; its terms come from `contentTerms`.
+ */
+export function passageTerms(text: string): ReadonlySet<string> {
+  let terms = termSets.get(text);
+  if (!terms) {
+    if (termSets.size >= rememberedTexts) termSets.clear();
+    terms = new Set(contentTerms(text));
+    termSets.set(text, terms);
+  }
+  return terms;
+}
+
 const dataPath = new URL("./data/banking77-train.csv", import.meta.url);
 // Pseudo-counts toward the overall intent distribution: a word seen twice says little about its intent.
 const smoothing = 3;

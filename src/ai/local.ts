@@ -1,6 +1,6 @@
 import { countTokens } from "../knowledge/chunk.js";
 import { type Answer, type AnswerInput, abortError, type ContextChunk, type Engine, sourceOf } from "./engine.js";
-import { contentTerms } from "./lexicon.js";
+import { contentTerms, passageTerms } from "./lexicon.js";
 import { answerProbability, passageOf, rankPassages, TermMatcher } from "./relevance.js";
 
 export interface LocalEngineOptions {
@@ -12,10 +12,6 @@ export interface LocalEngineOptions {
 
 export const dontKnow = "I'm not sure about that. Would you like me to connect you with one of our team?";
 
-function terms(text: string): Set<string> {
-  return new Set(contentTerms(text));
-}
-
 // Text addressed to the assistant rather than to a customer: never an answer, whatever it matches.
 const instructionLike =
   /\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:instructions?|prompts?|rules?)\b|\bsystem prompt\b|\byou are now\b|\b(?:reveal|print|show)\b.{0,30}\b(?:instructions?|prompts?)\b/i;
@@ -24,11 +20,11 @@ interface Sentence {
   chunk: number;
   index: number;
   text: string;
-  terms: Set<string>;
+  terms: ReadonlySet<string>;
   /** Terms of the titles and heading the sentence sits under, with how much a match there counts. */
   frame: Map<string, number>;
   /** Terms of the FAQ question the sentence answers (empty outside a Q&A). */
-  question: Set<string>;
+  question: ReadonlySet<string>;
   candidate: boolean;
   /** Sentences of one answer share it: the run after a heading, a question or a blank line. */
   block: number;
@@ -50,17 +46,17 @@ function headingOf(line: string): string | null {
 function splitChunk(chunk: ContextChunk, chunkIndex: number): Sentence[] {
   const sentences: Sentence[] = [];
   const base = new Map<string, number>();
-  for (const t of terms(chunk.sourceTitle)) base.set(t, 0.4);
-  for (const t of terms(chunk.title ?? "")) base.set(t, 0.6);
+  for (const t of passageTerms(chunk.sourceTitle)) base.set(t, 0.4);
+  for (const t of passageTerms(chunk.title ?? "")) base.set(t, 0.6);
   let frame = new Map(base);
-  let question = new Set<string>();
+  let question: ReadonlySet<string> = new Set<string>();
   let block = 0;
   for (const line of chunk.content.split("\n").map((l) => l.trim())) {
     const heading = line ? headingOf(line) : null;
     if (!line || heading) block++;
     if (heading) {
       frame = new Map(base);
-      for (const t of terms(heading)) frame.set(t, 0.6);
+      for (const t of passageTerms(heading)) frame.set(t, 0.6);
       question = new Set();
       continue;
     }
@@ -68,7 +64,7 @@ function splitChunk(chunk: ContextChunk, chunkIndex: number): Sentence[] {
       if (!raw) continue;
       const isQuestion = raw.endsWith("?") || questionPrefix.test(raw);
       const text = raw.replace(isQuestion ? questionPrefix : answerPrefix, "");
-      const own = terms(text);
+      const own = passageTerms(text);
       if (isQuestion) {
         question = own;
         block++;
@@ -255,7 +251,7 @@ export class LocalEngine implements Engine {
   }
 
   private extract(input: AnswerInput): Scored[] {
-    const query = terms(input.message);
+    const query = new Set(contentTerms(input.message));
     if (!query.size) return [];
     const sentences: Sentence[] = [];
     input.context.forEach((chunk, i) => {

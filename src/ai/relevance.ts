@@ -1,4 +1,4 @@
-import { bankingLexicon, contentTerms, cosine, type Lexicon } from "./lexicon.js";
+import { bankingLexicon, contentTerms, cosine, type Lexicon, passageTerms } from "./lexicon.js";
 import weights from "./relevance-weights.json" with { type: "json" };
 import { encodeMeaning, meaningSimilarity } from "./semantic.js";
 
@@ -159,7 +159,7 @@ export class TermMatcher {
   }
 
   /** How well a set of words carries a term: itself 1, a misspelling of it or a strongly associated word less. */
-  strength(term: string, words: Set<string>): number {
+  strength(term: string, words: ReadonlySet<string>): number {
     if (words.has(term)) return 1;
     let best = 0;
     for (const word of words) {
@@ -210,9 +210,9 @@ function lexicalFeatures(query: string, passages: Read[], lexicon: Lexicon): Rel
   const queryProfile = lexicon.profile(queryTerms);
   const queryWords = new Set(queryTerms);
   return passages.map((passage) => {
-    const question = new Set(contentTerms(passage.question ?? ""));
-    const body = new Set(contentTerms(passage.body));
-    const title = new Set(contentTerms(passage.title));
+    const question = passageTerms(passage.question ?? "");
+    const body = passageTerms(passage.body);
+    const title = passageTerms(passage.title);
     const strengths = new Map(
       queryTerms.map((t) => [
         t,
