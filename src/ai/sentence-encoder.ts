@@ -23,9 +23,10 @@ function loadModel(): Promise<EmbeddingsModel | null> {
   return model;
 }
 
-/** Why the encoder could not load, once it failed to. */
-export function encoderLoadError(): unknown {
-  return loadError;
+/** What an encoding gives: the vectors, or why there are none (the encoder could not load). */
+export interface Encoded {
+  vectors: Float32Array[] | null;
+  unavailable?: string;
 }
 
 function normalised(values: number[]): Float32Array {
@@ -38,7 +39,7 @@ function normalised(values: number[]): Float32Array {
 }
 
 /** The texts' unit vectors, in order, computed in this thread; null when the encoder is unavailable. */
-export async function encodeHere(texts: string[]): Promise<Float32Array[] | null> {
+async function encodeHere(texts: string[]): Promise<Float32Array[] | null> {
   const encoder = await loadModel();
   if (!encoder) return null;
   const out: Float32Array[] = [];
@@ -47,4 +48,10 @@ export async function encodeHere(texts: string[]): Promise<Float32Array[] | null
     out.push(...vectors.map(normalised));
   }
   return out;
+}
+
+/** The texts' unit vectors computed in this thread, or why there are none. */
+export async function encodeInThread(texts: string[]): Promise<Encoded> {
+  const vectors = await encodeHere(texts);
+  return vectors ? { vectors } : { vectors, unavailable: String(loadError) };
 }
