@@ -2,7 +2,7 @@ import type { MessagePort, Transferable, Worker } from "node:worker_threads";
 import { typeScriptThread } from "./typescript-thread.js";
 
 /** What a request thread posts back: the answer to request `id`, or why there is none. */
-export type ThreadReply<T> = { id: number; result: T } | { id: number; error: string };
+type ThreadReply<T> = { id: number; result: T } | { id: number; error: string };
 
 interface Pending {
   resolve(result: unknown): void;
@@ -29,14 +29,14 @@ export class RequestThread<Request extends object> {
     return this.pending.size;
   }
 
-  ask<T>(request: Request, transfer: Transferable[] = []): Promise<T> {
+  ask<T>(request: Request): Promise<T> {
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
     const answered = new Promise<T>((resolve, reject) =>
       this.pending.set(id, { resolve: resolve as (result: unknown) => void, reject }),
     );
     worker.ref();
-    worker.postMessage({ id, ...request }, transfer);
+    worker.postMessage({ id, ...request });
     return answered;
   }
 
