@@ -7,7 +7,7 @@ import { createTestDatabase } from "../helpers/database.js";
 import { runScript } from "../helpers/process.js";
 import { testTempDir } from "../helpers/temp.js";
 import { configureChatapp, eventRequest, postEvent } from "./chatapp.js";
-import { between, type Profile, profiled, topPlaces } from "./cpu-profile.js";
+import { between, type Profile, placesLine, profiled, topPlaces } from "./cpu-profile.js";
 import {
   type BenchDatabase,
   benchDatabases,
@@ -219,7 +219,7 @@ async function underLoad(databases: BenchDatabase[], unreachable: string | null)
   for (const r of rows) {
     if (!r.top.length) continue;
     console.log(
-      `\nBusy time of the service's thread under load, ${r.database.name}, ${r.worker ? "API + worker" : "API only"}: ${r.top.map((t) => `${t.place} ${fixed(t.share * 100, 1)} %`).join(", ")}`,
+      `\nBusy time of the service's thread under load, ${r.database.name}, ${r.worker ? "API + worker" : "API only"}: ${placesLine(r.top)}`,
     );
   }
 }
@@ -247,7 +247,7 @@ async function afterColdStart(databases: BenchDatabase[], unreachable: string | 
   for (const r of cold) {
     if (!r.top.length) continue;
     console.log(
-      `\nBusy time of the cold process's thread while it acknowledged them, ${r.database.name}, ${r.worker ? "API + worker" : "API only"}: ${r.top.map((t) => `${t.place} ${fixed(t.share * 100, 1)} %`).join(", ")}`,
+      `\nBusy time of the cold process's thread while it acknowledged them, ${r.database.name}, ${r.worker ? "API + worker" : "API only"}: ${placesLine(r.top)}`,
     );
   }
 }

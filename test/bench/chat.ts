@@ -7,7 +7,7 @@ import { startFakeOpenAI } from "../fakes/openai-server.js";
 import type { TestApp } from "../helpers/app.js";
 import { testTempDir } from "../helpers/temp.js";
 import { chatRequests, questions, serviceWithKnowledge, streamedChat, timesToFirst, timeToFirst } from "./chat-requests.js";
-import { profiled, type topPlaces } from "./cpu-profile.js";
+import { placesLine, profiled, type topPlaces } from "./cpu-profile.js";
 import { type BenchDatabase, benchDatabases, fixed, noteRow, numberFrom, percentile, thousands } from "./harness.js";
 import { startServiceProcess } from "./service-process.js";
 import { statementsSent } from "./statements.js";
@@ -283,9 +283,7 @@ export async function benchChat(): Promise<void> {
   for (const cost of costs) console.log(costRow(cost));
   for (const { database, top } of costs) {
     if (!top.length) continue;
-    console.log(
-      `\nBusy time of the service's thread under load, ${database.name}: ${top.map((t) => `${t.place} ${fixed(t.share * 100, 1)} %`).join(", ")}`,
-    );
+    console.log(`\nBusy time of the service's thread under load, ${database.name}: ${placesLine(top)}`);
   }
   console.log(`\n### Streaming: time to the first \`delta\` (${thousands(chunks)} chunks, one request at a time)\n`);
   console.log(

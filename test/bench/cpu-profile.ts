@@ -73,6 +73,11 @@ export function topPlaces(profile: Profile, count: number): Array<{ place: strin
     .map(([place, took]) => ({ place, share: took / busy }));
 }
 
+/** The busy places as a line of a benchmark's report: "pg 12.3 %, node core 8.1 %, …". */
+export function placesLine(top: ReturnType<typeof topPlaces>): string {
+  return top.map((t) => `${t.place} ${(t.share * 100).toFixed(1)} %`).join(", ");
+}
+
 /**
  * Runs `work` under V8's sampling profiler (this thread only: not the load generator's worker) when
  * BENCH_CPU_PROFILE names a directory, writing `<name>.cpuprofile` there (Chrome DevTools opens it).
