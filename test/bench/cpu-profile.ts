@@ -30,13 +30,14 @@ export function between(profile: Profile, from: bigint, to: bigint): Profile {
   return { ...profile, startTime: start, samples, timeDeltas };
 }
 
-/** Where code runs: the npm package, Parley's own module, PGlite's WebAssembly, or Node's core; null for a native frame. */
+/** Where code runs: the npm package, Parley's own module, WebAssembly, or Node's core; null for a native frame. */
 function placeOf(url: string): string | null {
   const pkg = url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1];
   if (pkg) return pkg;
   const own = url.match(/\/(src\/.+)$/)?.[1];
   if (own) return own;
-  if (url.startsWith("wasm://")) return "@electric-sql/pglite (WebAssembly)";
+  // A WebAssembly frame names no module: on PostgreSQL it is Prisma's query compiler; on PGlite, mostly the database.
+  if (url.startsWith("wasm://")) return "WebAssembly (PGlite, Prisma's query compiler)";
   if (url.startsWith("node:")) return "node core";
   return null;
 }
