@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { RequestThread } from "../../src/threads/request-thread.js";
-import type { Request } from "./answering-thread.js";
+import { RequestThread, type RequestThreadOptions } from "../../src/threads/request-thread.js";
+import type { AnsweringData, Request } from "./answering-thread.js";
 
 const threads: RequestThread<Request>[] = [];
-function thread(): RequestThread<Request> {
-  const made = new RequestThread<Request>(new URL("./answering-thread.ts", import.meta.url), "answering");
+function thread(options: RequestThreadOptions & { data?: AnsweringData } = {}): RequestThread<Request> {
+  const made = new RequestThread<Request>(new URL("./answering-thread.ts", import.meta.url), "answering", options);
   threads.push(made);
   return made;
 }
@@ -39,6 +39,28 @@ describe("a request thread", () => {
     expect(next).toMatchObject({ status: "fulfilled", value: "after" });
   });
 
+  it("carries a failure's own fields across, such as a database error's code, and leaves out what cannot be copied", async () => {
+    const failed = await thread()
+      .ask({ kind: "fail", message: "duplicate key", code: "23505" })
+      .catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(Error);
+    expect(failed).toMatchObject({ message: "duplicate key", code: "23505" });
+    expect(failed).not.toHaveProperty("onlyHere");
+  });
+
+  it("hands the thread the data it was started with", async () => {
+    const asked = thread({ data: { value: { dir: "memory://", size: 3 } } });
+    expect(await asked.ask({ kind: "data" })).toEqual({ dir: "memory://", size: 3 });
+  });
+
+  it("answers a later request while an earlier one still waits, when told to answer them at once", async () => {
+    const concurrent = thread({ data: { concurrent: true } });
+    const held = concurrent.ask<string>({ kind: "hold", key: "b" });
+    expect(await concurrent.ask<string>({ kind: "echo", text: "past it" })).toBe("past it");
+    await concurrent.ask({ kind: "release", key: "b" });
+    expect(await held).toBe("released b");
+  });
+
   it("moves a transferred result across rather than copying it", async () => {
     const bytes = await thread().ask<Float32Array>({ kind: "bytes", size: 512 });
     expect(bytes).toBeInstanceOf(Float32Array);
@@ -51,6 +73,12 @@ describe("a request thread", () => {
     const waiting = asked.ask({ kind: "die" });
     await expect(waiting).rejects.toThrow(/the answering thread stopped \(exit code 3\)/);
     await expect(asked.ask<string>({ kind: "echo", text: "again" })).resolves.toBe("again");
+  });
+
+  it("fails every later request once a thread that must not restart has died", async () => {
+    const asked = thread({ restart: false });
+    await expect(asked.ask({ kind: "die" })).rejects.toThrow(/stopped \(exit code 3\)/);
+    await expect(asked.ask({ kind: "echo", text: "again" })).rejects.toThrow(/the answering thread stopped \(exit code 3\)/);
   });
 
   it("rejects what was waiting when it is closed", async () => {
