@@ -1,11 +1,9 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { vector } from "@electric-sql/pglite-pgvector";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "./generated/prisma/client.js";
+import { openPGliteThread } from "./pglite-remote.js";
 
 /** Plain SQL next to Prisma: migrations, locking queries of the job queue, vector search. */
 export interface SqlRunner {
@@ -100,24 +98,16 @@ function isAlive(pid: number): boolean {
 
 async function openPGlite(dir: string, seed: Blob | undefined): Promise<Database> {
   const unlock = dir.startsWith("memory://") ? () => undefined : lockDataDir(dir);
-  const lite = await PGlite.create(dir, { extensions: { vector }, loadDataDir: seed }).catch((err) => {
+  const lite = await openPGliteThread(dir, seed).catch((err) => {
     unlock();
     throw err;
   });
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(lite) });
+  const prisma = new PrismaClient({ adapter: lite.adapter });
   return {
     kind: "pglite",
     prisma,
-    sql: {
-      async query(text, params) {
-        const result = await lite.query(text, params as unknown[]);
-        return result.rows as never[];
-      },
-      async exec(text) {
-        await lite.exec(text);
-      },
-    },
-    dump: () => lite.dumpDataDir("none"),
+    sql: { query: lite.query, exec: lite.exec },
+    dump: lite.dump,
     async close() {
       await prisma.$disconnect();
       await lite.close();

@@ -36,8 +36,9 @@ function placeOf(url: string): string | null {
   if (pkg) return pkg;
   const own = url.match(/\/(src\/.+)$/)?.[1];
   if (own) return own;
-  // A WebAssembly frame names no module: on PostgreSQL it is Prisma's query compiler; on PGlite, mostly the database.
-  if (url.startsWith("wasm://")) return "WebAssembly (PGlite, Prisma's query compiler)";
+  // A WebAssembly frame names no module: on the serving thread it is Prisma's query compiler; in the embedded
+  // database's thread, PGlite.
+  if (url.startsWith("wasm://")) return "WebAssembly (Prisma's query compiler, or PGlite in its thread)";
   if (url.startsWith("node:")) return "node core";
   return null;
 }

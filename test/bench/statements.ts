@@ -1,25 +1,34 @@
-import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
+import { RequestThread } from "../../src/threads/request-thread.js";
 
 /**
  * SQL statements sent to either database by this process, BEGIN and COMMIT included: the round trips a request
- * costs. Counted at the drivers, below Prisma, so raw SQL and the transactions Prisma opens are seen alike:
- * every PGlite statement (query, exec, a transaction's own) passes through `_runExclusiveQuery`, and every
- * PostgreSQL one through `pg.Client#query`, which pooled connections use too.
+ * costs. Counted at the drivers, below Prisma, so raw SQL and the transactions Prisma opens are seen alike: every
+ * PostgreSQL statement passes through `pg.Client#query`, which pooled connections use too, and every PGlite one is a
+ * request to the embedded database's thread (src/db/pglite-remote.ts: a statement, a script, a transaction's begin,
+ * commit or rollback).
  */
 let sent = 0;
 
-function counting<T extends object>(prototype: T, method: keyof T): void {
+function counting<T extends object>(prototype: T, method: keyof T, counts: (self: T, args: unknown[]) => boolean): void {
   const original = prototype[method] as (...args: unknown[]) => unknown;
   Object.assign(prototype, {
-    [method](this: unknown, ...args: unknown[]) {
-      sent++;
+    [method](this: T, ...args: unknown[]) {
+      if (counts(this, args)) sent++;
       return original.apply(this, args);
     },
   });
 }
 
-counting(PGlite.prototype as unknown as { _runExclusiveQuery: () => unknown }, "_runExclusiveQuery");
-counting(pg.Client.prototype, "query");
+const databaseRequests = new Set(["query", "execute", "script", "begin", "commit", "rollback", "sql", "exec"]);
+
+counting(pg.Client.prototype, "query", () => true);
+counting(
+  RequestThread.prototype,
+  "ask",
+  (thread, [request]) =>
+    (thread as unknown as { name: string }).name === "embedded-database" &&
+    databaseRequests.has((request as { op?: string }).op ?? ""),
+);
 
 export const statementsSent = () => sent;
