@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { parse } from "csv-parse/sync";
 import { stemmer } from "stemmer";
 import { defaultIntents } from "./intents/defaults.js";
+import { remembered } from "./remembered.js";
 
 /**
  * What customers' words mean, learned from data we ship (src/ai/data, BANKING77, CC BY 4.0): 10,003 customer queries
@@ -52,24 +53,19 @@ export function contentTerms(text: string): string[] {
   return out;
 }
 
-// A knowledge base's passages come back question after question, and stemming them was a tenth of a chat request's
-// CPU: their terms are remembered. A few thousand passages' sets are a few tens of MB at most.
+// Stemming passages again for each question was a tenth of a chat request's CPU. A few thousand passages' sets are a
+// few tens of MB at most.
 const rememberedTexts = 4_096;
-const termSets = new Map<string, ReadonlySet<string>>();
 
 /**
  * The distinct content terms of a passage's text (a chunk, its title, an FAQ question), remembered: the set is shared,
  * never to be changed. A customer's message is asked once; its terms come from `contentTerms`.
  */
-export function passageTerms(text: string): ReadonlySet<string> {
-  let terms = termSets.get(text);
-  if (!terms) {
-    if (termSets.size >= rememberedTexts) termSets.clear();
-    terms = new Set(contentTerms(text));
-    termSets.set(text, terms);
-  }
-  return terms;
-}
+export const passageTerms = remembered(
+  rememberedTexts,
+  (text: string) => text,
+  (text): ReadonlySet<string> => new Set(contentTerms(text)),
+);
 
 const dataPath = new URL("./data/banking77-train.csv", import.meta.url);
 // Pseudo-counts toward the overall intent distribution: a word seen twice says little about its intent.
@@ -168,6 +164,25 @@ export function cosine(a: Float32Array | null, b: Float32Array | null): number {
     nb += b[i]! * b[i]!;
   }
   return na && nb ? dot / Math.sqrt(na * nb) : 0;
+}
+
+const passageProfiles = new WeakMap<Lexicon, (text: string) => Float32Array | null>();
+
+/**
+ * The intent profile of a passage's text (its distinct terms), remembered per lexicon as its terms are: the relevance
+ * features compare it with each question's. Shared, never to be changed.
+ */
+export function passageProfile(lexicon: Lexicon, text: string): Float32Array | null {
+  let profileOf = passageProfiles.get(lexicon);
+  if (!profileOf) {
+    profileOf = remembered(
+      rememberedTexts,
+      (passage: string) => passage,
+      (passage) => lexicon.profile(passageTerms(passage)),
+    );
+    passageProfiles.set(lexicon, profileOf);
+  }
+  return profileOf(text);
 }
 
 let shipped: IntentLexicon | undefined;

@@ -2,6 +2,7 @@ import { countTokens } from "../knowledge/chunk.js";
 import { type Answer, type AnswerInput, abortError, type ContextChunk, type Engine, sourceOf } from "./engine.js";
 import { contentTerms, passageTerms } from "./lexicon.js";
 import { answerProbability, passageOf, rankPassages, TermMatcher } from "./relevance.js";
+import { remembered } from "./remembered.js";
 
 export interface LocalEngineOptions {
   /** Chunks less similar than this are noise from the embedder and are not read at all. */
@@ -21,8 +22,10 @@ interface Sentence {
   index: number;
   text: string;
   terms: ReadonlySet<string>;
+  /** Its terms and its FAQ question's: what the context's document frequencies count. */
+  vocabulary: ReadonlySet<string>;
   /** Terms of the titles and heading the sentence sits under, with how much a match there counts. */
-  frame: Map<string, number>;
+  frame: ReadonlyMap<string, number>;
   /** Terms of the FAQ question the sentence answers (empty outside a Q&A). */
   question: ReadonlySet<string>;
   candidate: boolean;
@@ -43,8 +46,9 @@ function headingOf(line: string): string | null {
   return short ? line : null;
 }
 
-function splitChunk(chunk: ContextChunk, chunkIndex: number): Sentence[] {
-  const sentences: Sentence[] = [];
+/** A chunk's sentences, with what they are scored by: its text and titles alone decide them. */
+function splitChunk(chunk: ContextChunk): Array<Omit<Sentence, "chunk">> {
+  const sentences: Array<Omit<Sentence, "chunk">> = [];
   const base = new Map<string, number>();
   for (const t of passageTerms(chunk.sourceTitle)) base.set(t, 0.4);
   for (const t of passageTerms(chunk.title ?? "")) base.set(t, 0.6);
@@ -71,18 +75,33 @@ function splitChunk(chunk: ContextChunk, chunkIndex: number): Sentence[] {
         continue;
       }
       const candidate = own.size > 0 && !instructionLike.test(text);
-      sentences.push({ chunk: chunkIndex, index: sentences.length, text, terms: own, frame, question, candidate, block });
+      const vocabulary = question.size ? new Set([...own, ...question]) : own;
+      sentences.push({ index: sentences.length, text, terms: own, vocabulary, frame, question, candidate, block });
     }
   }
   return sentences;
 }
+
+// A chunk's split held about 10 kB here (chunks of 900 to 1,100 characters): a thousand chunks, the pools of some fifty
+// questions, hold about 10 MB.
+const rememberedChunks = 1_024;
+
+/**
+ * The same chunks come back question after question: their split is remembered, as a passage's terms are. The key
+ * joins the texts with a character that PostgreSQL's text never holds.
+ */
+const splitOf = remembered(
+  rememberedChunks,
+  (chunk: ContextChunk) => `${chunk.sourceTitle}\u0000${chunk.title ?? ""}\u0000${chunk.content}`,
+  (chunk): ReadonlyArray<Readonly<Omit<Sentence, "chunk">>> => splitChunk(chunk),
+);
 
 type Match = (term: string) => number;
 
 /** IDF-weighted shares of the question's terms, over the sentences of the context. */
 function weigher(query: Set<string>, sentences: Sentence[]) {
   const df = new Map<string, number>();
-  for (const s of sentences) for (const t of new Set([...s.terms, ...s.question])) df.set(t, (df.get(t) ?? 0) + 1);
+  for (const s of sentences) for (const t of s.vocabulary) df.set(t, (df.get(t) ?? 0) + 1);
   const idf = (t: string) => Math.log(1 + (sentences.length + 1) / ((df.get(t) ?? 0) + 0.5));
   const present = [...query].filter((t) => df.has(t));
   // A word the context never uses ("mortgage") weighs like its rarest word: strong enough to sink a question
@@ -256,7 +275,8 @@ export class LocalEngine implements Engine {
     const sentences: Sentence[] = [];
     input.context.forEach((chunk, i) => {
       // FAQ units are answered whole or not at all (answerUnit): a sentence of one is never an answer on its own.
-      if (chunk.similarity >= this.minSimilarity && !passageOf(chunk).question) sentences.push(...splitChunk(chunk, i));
+      if (chunk.similarity >= this.minSimilarity && !passageOf(chunk).question)
+        for (const s of splitOf(chunk)) sentences.push({ ...s, chunk: i });
     });
     const similarity = (s: Sentence) => Math.min(1, Math.max(0, input.context[s.chunk]!.similarity));
     const matcher = new TermMatcher();

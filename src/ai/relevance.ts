@@ -1,4 +1,4 @@
-import { bankingLexicon, contentTerms, cosine, type Lexicon, passageTerms } from "./lexicon.js";
+import { bankingLexicon, contentTerms, cosine, type Lexicon, passageProfile, passageTerms } from "./lexicon.js";
 import weights from "./relevance-weights.json" with { type: "json" };
 import { encodeMeaning, meaningSimilarity } from "./semantic.js";
 
@@ -228,7 +228,10 @@ function lexicalFeatures(query: string, passages: Read[], lexicon: Lexicon): Rel
       coverage,
       questionCoverage,
       questionPrecision,
-      intentMatch: Math.max(0, cosine(queryProfile, lexicon.profile(question.size ? question : body))),
+      intentMatch: Math.max(
+        0,
+        cosine(queryProfile, passageProfile(lexicon, passage.question && question.size ? passage.question : passage.body)),
+      ),
       similarity: Math.max(0, Math.min(1, passage.similarity)),
       meaning: passage.meaning,
       meaningEntry: passage.meaningEntry,

@@ -51,17 +51,21 @@ export interface GraphKeys {
 // hits asked for, and their float32 vectors decide (0.985; test/bench/README.md).
 const rescoreFactor = 4;
 
-/** Cosine similarity of `a` and `b`. */
-function cosine(a: Float32Array, b: Float32Array): number {
+const squaredLength = (v: Float32Array) => v.reduce((sum, x) => sum + x * x, 0);
+
+/**
+ * Cosine similarity of `query` and `row`, given `query`'s squared length: a search's query is the same for all of its
+ * candidates, and summing its squares again for each was a third of the re-scoring's time.
+ */
+function cosine(query: Float32Array, querySquared: number, row: Float32Array): number {
   let dot = 0;
-  let normA = 0;
-  let normB = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    normA += a[i]! * a[i]!;
-    normB += b[i]! * b[i]!;
+  let rowSquared = 0;
+  for (let i = 0; i < query.length; i++) {
+    const x = row[i]!;
+    dot += query[i]! * x;
+    rowSquared += x * x;
   }
-  return normA === 0 || normB === 0 ? 0 : dot / Math.sqrt(normA * normB);
+  return querySquared === 0 || rowSquared === 0 ? 0 : dot / Math.sqrt(querySquared * rowSquared);
 }
 
 /**
@@ -154,7 +158,10 @@ export class TenantVectors {
     if (wanted < 1) return [];
     const keys = Array.from(this.#graph.search(quantise(query), wanted, 1).keys, Number).filter((key) => this.#idOf.has(key));
     const hits: Array<{ chunkId: string; score: number }> = [];
-    this.file.read(keys, (i, vector) => hits.push({ chunkId: this.#idOf.get(keys[i]!)!, score: cosine(query, vector) }));
+    const querySquared = squaredLength(query);
+    this.file.read(keys, (i, vector) =>
+      hits.push({ chunkId: this.#idOf.get(keys[i]!)!, score: cosine(query, querySquared, vector) }),
+    );
     return hits.sort((a, b) => b.score - a.score).slice(0, k);
   }
 }

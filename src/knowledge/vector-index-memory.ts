@@ -123,7 +123,10 @@ export class MemoryVectorIndex implements VectorIndex {
       if (state.gapTimer) clearTimeout(state.gapTimer);
       await state.queue;
     }
-    for (const state of states) this.#save(state);
+    for (const state of states) {
+      this.#save(state);
+      state.vectors?.file.close();
+    }
     if (!this.#persist) this.#snapshots.removeAll();
   }
 
@@ -327,7 +330,10 @@ export class MemoryVectorIndex implements VectorIndex {
         if (version < state.applied) {
           this.#tenants.delete(tenantId);
           // Queued behind anything still running on the tenant's vectors.
-          if (this.#persist) void this.#enqueue(state, async () => this.#snapshots.remove(tenantId));
+          void this.#enqueue(state, async () => {
+            state.vectors?.file.close();
+            if (this.#persist) this.#snapshots.remove(tenantId);
+          });
           continue;
         }
         state.target = Math.max(state.target, version);

@@ -181,3 +181,36 @@ describe("LocalEngine", () => {
     expect(deltas).toHaveLength(2);
   });
 });
+
+describe("a chunk's sentences, read once for every question that retrieves it", () => {
+  const engine = new LocalEngine();
+
+  it("answer as they did when first read, from whatever place the chunk holds in the context", async () => {
+    const hours = chunk(
+      "src_saturday",
+      "Branch opening hours",
+      `Branches open on Saturday from 9am to 1pm. They close on Sundays and public holidays. (${Math.random()})`,
+      0.4,
+    );
+    const unrelated = chunk("src_noise", "Noise", "Our car loans run from one to seven years.", 0.01);
+    const first = await engine.answer(ask("When are branches open on Saturday?", [hours]));
+    expect(first.text).toMatch(/^Branches open on Saturday from 9am to 1pm\./);
+    expect(await engine.answer(ask("When are branches open on Saturday?", [hours]))).toEqual(first);
+    const moved = await engine.answer(ask("When are branches open on Saturday?", [unrelated, hours]));
+    expect(moved.text).toBe(first.text);
+    expect(moved.sources.map((s) => s.sourceId)).toEqual(["src_saturday"]);
+  });
+
+  it("are the chunk's own: the same text under other titles is read with those titles", async () => {
+    const content = (n: number) => `We replace it free of charge (${n}). Call us and a new one arrives by post.`;
+    const question = "How do I replace my travel card?";
+    const underTravelCard = (n: number) => chunk("src_cards", "Cards", content(n), 0.4, "Travel card");
+    const underHours = (n: number) => chunk("src_hours", "Branches", content(n), 0.4, "Opening hours");
+
+    expect((await engine.answer(ask(question, [underTravelCard(1)]))).text).toMatch(/^We replace it free of charge/);
+    expect((await engine.answer(ask(question, [underHours(1)]))).text).toBe(dontKnow);
+
+    expect((await engine.answer(ask(question, [underHours(2)]))).text).toBe(dontKnow);
+    expect((await engine.answer(ask(question, [underTravelCard(2)]))).text).toMatch(/^We replace it free of charge/);
+  });
+});

@@ -10,6 +10,7 @@ import type { MemoryVectorIndexOptions } from "../../src/knowledge/vector-index-
 import { PgvectorIndex } from "../../src/knowledge/vector-index-pgvector.js";
 import { createRealtimeBus, type RealtimeBus } from "../../src/realtime/pubsub.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.js";
+import { descriptorsIn } from "../helpers/descriptors.js";
 import { testTempDir } from "../helpers/temp.js";
 
 const dimensions = 1536;
@@ -240,6 +241,7 @@ describe("a memory index restarted over its snapshot", () => {
     const first = await open(dir);
     expect(ids(await first.search(tenant, kept[0]!.vector, 1))).toEqual([kept[0]!.id]);
     await first.stop();
+    expect(descriptorsIn(dir)).toBe(0);
     expect(readdirSync(dir)).toEqual(expect.arrayContaining([`${tenant}.json`, `${otherTenant}.json`]));
 
     // While it is down, another instance (without this directory) adds four chunks and deletes four.
@@ -279,6 +281,7 @@ describe("a memory index restarted over its snapshot", () => {
       await restarted.stop();
       await fresh.stop();
     }
+    expect(descriptorsIn(dir)).toBe(0);
   });
 });
 
