@@ -164,4 +164,13 @@ export class TenantVectors {
     );
     return hits.sort((a, b) => b.score - a.score).slice(0, k);
   }
+
+  /** The cosine similarity of `query` to each of `ids` held here, from their float32 rows. */
+  similarities(query: Float32Array, ids: string[]): Map<string, number> {
+    const keys = ids.map((id) => this.#keyOf.get(id)).filter((key) => key !== undefined);
+    const scores = new Map<string, number>();
+    const querySquared = squaredLength(query);
+    this.file.read(keys, (i, vector) => scores.set(this.#idOf.get(keys[i]!)!, cosine(query, querySquared, vector)));
+    return scores;
+  }
 }

@@ -150,6 +150,13 @@ export class MemoryVectorIndex implements VectorIndex {
     return isZero(query) || !state.vectors ? [] : state.vectors.search(query, k);
   }
 
+  async similarities(tenantId: string, query: Float32Array, chunkIds: string[]): Promise<Map<string, number>> {
+    checkEmbeddingSize(query, "The query vector");
+    const state = this.#tenant(tenantId);
+    await state.loaded;
+    return isZero(query) || !state.vectors ? new Map() : state.vectors.similarities(query, chunkIds);
+  }
+
   async #change(tenantId: string, change: Omit<Change, "tenantId" | "version" | "origin">, apply: (v: TenantVectors) => void) {
     const [row] = await this.#deps.db.sql.query<{ version: number }>(
       `INSERT INTO vector_index_versions (tenant_id, version, updated_at) VALUES ($1, 1, now())

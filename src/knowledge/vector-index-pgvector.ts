@@ -71,6 +71,17 @@ export class PgvectorIndex implements VectorIndex {
     return rows.map((r) => ({ chunkId: r.id, score: 1 - r.distance })).sort((a, b) => b.score - a.score);
   }
 
+  async similarities(tenantId: string, query: Float32Array, chunkIds: string[]): Promise<Map<string, number>> {
+    checkEmbeddingSize(query, "The query vector");
+    if (!chunkIds.length || query.every((x) => x === 0)) return new Map();
+    const rows = await this.db.sql.query<{ id: string; distance: number }>(
+      `SELECT id, ("embedding"::halfvec(1536) <=> $1::halfvec(1536))::float8 AS distance
+         FROM "chunks" WHERE "tenant_id" = $2 AND id = ANY($3::text[]) AND "embedding" IS NOT NULL`,
+      [`[${query.join(",")}]`, tenantId, chunkIds],
+    );
+    return new Map(rows.map((r) => [r.id, 1 - r.distance]));
+  }
+
   async stop(): Promise<void> {}
 
   /** The plan of `search`'s query with its settings, for checking that it uses the HNSW index. */

@@ -26,6 +26,11 @@ export interface VectorIndex {
   /** Chunks deleted; unknown ids are ignored. */
   removed(tenantId: string, chunkIds: string[]): Promise<void>;
   search(tenantId: string, query: Float32Array, k: number): Promise<VectorHit[]>;
+  /**
+   * The cosine similarity of `query` to each of `chunkIds` the index holds for the tenant (others are left out): what
+   * a search's full-text candidates are compared by, without reading their embeddings from the database.
+   */
+  similarities(tenantId: string, query: Float32Array, chunkIds: string[]): Promise<Map<string, number>>;
   stop(): Promise<void>;
 }
 

@@ -146,6 +146,16 @@ describe.each(implementations)("the $name vector index", ({ VECTOR_INDEX }) => {
     }
   });
 
+  it("gives the cosine similarity of the chunks asked for that the tenant has, and nothing for the others", async () => {
+    const probe = tenantA[5]!.vector;
+    const asked = [tenantA[5]!, tenantA[40]!, tenantA[70]!];
+    const scores = await index.similarities("ten_a", probe, [...asked.map((p) => p.id), tenantB[3]!.id, "a_never_existed"]);
+    expect([...scores.keys()].sort()).toEqual(asked.map((p) => p.id).sort());
+    for (const p of asked) expect(scores.get(p.id)).toBeCloseTo(cosine(p.vector, probe), 2);
+    expect(await index.similarities("ten_b", probe, [tenantA[5]!.id])).toEqual(new Map());
+    expect(await index.similarities("ten_a", new Float32Array(probe.length), [tenantA[5]!.id])).toEqual(new Map());
+  });
+
   it("never shows a tenant another tenant's vectors", async () => {
     const hits = await index.search("ten_b", tenantA[0]!.vector, 50);
     expect(hits).toHaveLength(tenantB.length);
