@@ -80,6 +80,16 @@ export async function encodeMeaning(texts: string[], { remember = true } = {}): 
   return keys.map((k) => vectors.get(k) ?? null);
 }
 
+/** Encodings computed elsewhere (the trainer's thread, by the same encoder), remembered as if asked for here. */
+export function rememberMeanings(meanings: Array<{ text: string; vector: Float32Array }>): void {
+  for (const { text, vector } of meanings) {
+    const key = keyOf(text);
+    if (!key || cache.has(key)) continue;
+    if (cache.size >= cacheSize) cache.clear();
+    cache.set(key, vector);
+  }
+}
+
 /**
  * Loads the encoder now (about 0.2 s) and runs it once (its first inference sets up its kernels: 0.1 s, four times a
  * later one's), so that the first customer after a start waits for neither; says so when it cannot load.

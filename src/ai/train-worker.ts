@@ -3,7 +3,7 @@ import { answerRequests } from "../threads/request-thread.js";
 import { trainEntryClassifier } from "./entry-classifier.js";
 import { trainIntentClassifier } from "./intents/classifier.js";
 import { encodeMeaning } from "./semantic.js";
-import type { EntryTexts, TrainingRequest } from "./trainer.js";
+import { type EntryTexts, readTexts, type TrainedEntries, type TrainingRequest } from "./trainer.js";
 
 // Encoding an example costs about 9 ms of this thread's CPU: past this many (90 s), the model learns from words alone.
 const maxMeaningExamples = 10_000;
@@ -21,7 +21,7 @@ async function trainIntents(examples: Extract<TrainingRequest, { kind: "intents"
   return trainIntentClassifier(examples, complete ? { meanings: meanings as Float32Array[] } : {}).toJSON();
 }
 
-async function trainEntries(entries: EntryTexts[]): Promise<unknown> {
+async function trainEntries(entries: EntryTexts[]): Promise<TrainedEntries> {
   const encoded = await encodeMeaning(
     entries.flatMap((entry) => entry.texts),
     { remember: false },
@@ -32,7 +32,17 @@ async function trainEntries(entries: EntryTexts[]): Promise<unknown> {
     at += entry.texts.length;
     return { id: entry.id, vectors };
   });
-  return trainEntryClassifier({ entries: withVectors })?.toJSON() ?? null;
+  // An entry's first texts, its question and its question with the answer, are what the relevance model reads of it.
+  const meanings: TrainedEntries["meanings"] = [];
+  at = 0;
+  for (const entry of entries) {
+    for (const [i, text] of entry.texts.slice(0, readTexts).entries()) {
+      const vector = encoded[at + i];
+      if (vector) meanings.push({ text, vector });
+    }
+    at += entry.texts.length;
+  }
+  return { model: trainEntryClassifier({ entries: withVectors })?.toJSON() ?? null, meanings };
 }
 
 // One training at a time, in the order asked: a request that arrives meanwhile waits for the one before it.

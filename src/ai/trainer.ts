@@ -1,11 +1,24 @@
 import { RequestThread } from "../threads/request-thread.js";
 import { type EntryClassifier, type EntryClassifierJSON, loadEntryClassifier } from "./entry-classifier.js";
 import { type IntentClassifier, type IntentExample, loadIntentClassifier } from "./intents/classifier.js";
+import { rememberMeanings } from "./semantic.js";
 
 /** An FAQ entry to learn: its id and the texts that stand for it (src/knowledge/faq-entries.ts). */
 export interface EntryTexts {
   id: string;
   texts: string[];
+}
+
+/**
+ * How many of an entry's texts (src/knowledge/faq-entries.ts `entryTexts`: its question, then its question with the
+ * answer) the relevance model encodes for each question it ranks the entry for.
+ */
+export const readTexts = 2;
+
+/** A trained entry classifier, with the encodings of the texts the relevance model reads of each entry. */
+export interface TrainedEntries {
+  model: EntryClassifierJSON | null;
+  meanings: Array<{ text: string; vector: Float32Array }>;
 }
 
 export type TrainingRequest = { kind: "intents"; examples: IntentExample[] } | { kind: "entries"; entries: EntryTexts[] };
@@ -27,9 +40,14 @@ export class ModelTrainer {
     return loadIntentClassifier(await this.thread.ask({ kind: "intents", examples }));
   }
 
-  /** Null when there is nothing to tell apart: fewer than two entries, or no sentence encoder. */
+  /**
+   * Null when there is nothing to tell apart: fewer than two entries, or no sentence encoder. The training encodes every
+   * entry's texts; those the relevance model reads are remembered here, so that the first questions after a start or
+   * a change do not wait for the encoder to encode them again.
+   */
   async trainEntries(entries: EntryTexts[]): Promise<EntryClassifier | null> {
-    const model = await this.thread.ask<EntryClassifierJSON | null>({ kind: "entries", entries });
+    const { model, meanings } = await this.thread.ask<TrainedEntries>({ kind: "entries", entries });
+    rememberMeanings(meanings);
     return model ? loadEntryClassifier(model) : null;
   }
 

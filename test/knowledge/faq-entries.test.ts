@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { passageOf } from "../../src/ai/relevance.js";
+import { RequestThread } from "../../src/threads/request-thread.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { waitForSource } from "./knowledge-api.js";
 
@@ -140,6 +141,29 @@ describe("a tenant's FAQ entry classifier", () => {
     expect(app.services.faqEntries.model(bank.tenantId, model!.entries.slice(0, 3))).toBe(model);
     // An entry added since: no model at once, rather than one that would leave that entry out.
     expect(app.services.faqEntries.model(bank.tenantId, [...model!.entries.slice(0, 3), "chk_unknown"])).toBeNull();
+  }, 240_000);
+
+  it("hands its training's encodings of the entries to ranking: a question then asks the sentence encoder for itself alone", async () => {
+    const bank = await app.tenant("Encoded Entry Bank");
+    // Questions no other test encodes: the encodings a process remembers are shared by its tenants.
+    const own = (faq: string) => faq.replaceAll("## ", "## At Encoded Bank, ");
+    await addFaq(app, bank.apiKey, "Cards FAQ", own(cards));
+    await addFaq(app, bank.apiKey, "Transfers FAQ", own(transfers));
+    expect(await app.services.faqEntries.ready(bank.tenantId)).not.toBeNull();
+
+    const asks = vi.spyOn(RequestThread.prototype, "ask");
+    try {
+      const question = "how much can I pay by tapping my card at a shop till";
+      expect(await search(app, bank.apiKey, question)).toHaveLength(3);
+      const encoded = asks.mock.calls.flatMap(([request], i) =>
+        (asks.mock.contexts[i] as unknown as { name: string }).name === "sentence-encoder"
+          ? (request as { texts: string[] }).texts
+          : [],
+      );
+      expect(encoded).toEqual([question.toLowerCase()]);
+    } finally {
+      asks.mockRestore();
+    }
   }, 240_000);
 
   it("is each tenant's own", async () => {
