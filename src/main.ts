@@ -100,9 +100,15 @@ async function main(): Promise<void> {
       logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, "in-flight requests or jobs outlived the shutdown deadline");
       server?.closeAllConnections();
     }
-    await closeServices(services);
+    const closed = await closeServices(services).then(
+      () => true,
+      (err: unknown) => {
+        logger.error({ err }, "closing the services failed");
+        return false;
+      },
+    );
     logger.info("stopped");
-    process.exit(inTime ? 0 : 1);
+    process.exit(inTime && closed ? 0 : 1);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -162,14 +162,18 @@ export async function createServices(config: Config, overrides: ServiceOverrides
 
 export async function closeServices(services: Services): Promise<void> {
   services.shutdown.abort();
-  await services.events.stop();
-  await services.vectors.stop();
-  await services.reader.close();
-  await services.egress.close();
-  await services.faqEntries.stop();
-  await services.trainer.close();
-  await services.tenants.stop();
-  await services.realtime.close();
-  services.redis?.disconnect();
-  await services.db.close();
+  // The database closes whatever the steps before it met: the embedded one's lock would otherwise refuse the next start.
+  try {
+    await services.events.stop();
+    await services.vectors.stop();
+    await services.reader.close();
+    await services.egress.close();
+    await services.faqEntries.stop();
+    await services.trainer.close();
+    await services.tenants.stop();
+    await services.realtime.close();
+    services.redis?.disconnect();
+  } finally {
+    await services.db.close();
+  }
 }

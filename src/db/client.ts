@@ -109,9 +109,13 @@ async function openPGlite(dir: string, seed: Blob | undefined): Promise<Database
     sql: { query: lite.query, exec: lite.exec },
     dump: lite.dump,
     async close() {
-      await prisma.$disconnect();
-      await lite.close();
-      unlock();
+      // The lock goes whatever the close met: a lock left behind refuses the next start.
+      try {
+        await prisma.$disconnect();
+        await lite.close();
+      } finally {
+        unlock();
+      }
     },
   };
 }

@@ -96,8 +96,11 @@ export async function openPGliteThread(dir: string, seed: Blob | undefined): Pro
     exec: (text) => thread.ask({ op: "exec", text }),
     dump: async () => new Blob([await thread.ask<ArrayBuffer>({ op: "dump" })]),
     async close() {
-      await thread.ask({ op: "close" });
-      await thread.close();
+      try {
+        await thread.ask({ op: "close" });
+      } finally {
+        await thread.close();
+      }
     },
   };
 }
