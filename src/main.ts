@@ -13,53 +13,24 @@ import { ensureDemoTenant } from "./tenants/bootstrap.js";
 // After the drain deadline, closing the database, Redis and the worker thread gets this long before the process just exits.
 const closeGraceMs = 5_000;
 
+// Signals are heard from the first moment: Node's default would end the process on the spot, in the middle of its
+// start, and leave the embedded database's lock behind. One that comes before the services exist waits for them.
+let stop: ((signal: string) => void) | null = null;
+let signalled: string | null = null;
+for (const signal of ["SIGTERM", "SIGINT"]) {
+  process.on(signal, () => {
+    if (stop) stop(signal);
+    else signalled ??= signal;
+  });
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const services = await createServices(config);
   const { logger } = services;
-
-  const demo = await ensureDemoTenant(services);
-  const baseUrl = publicBaseUrl(config);
-
   let server: Server | null = null;
-  if (config.ROLE !== "worker") {
-    const app = createApp(services);
-    server = app.listen(config.PORT, config.HOST);
-    await new Promise<void>((resolve, reject) => {
-      server!.once("listening", resolve);
-      server!.once("error", reject);
-    });
-    logger.info({ port: config.PORT, role: config.ROLE, database: services.db.kind }, `Parley listening on ${baseUrl}`);
-  }
-
-  const worker =
-    config.ROLE !== "api"
-      ? new Worker(services, jobHandlers, { concurrency: config.WORKER_CONCURRENCY, shares: jobShares })
-      : null;
-  if (worker) {
-    worker.start();
-    await startResyncSchedule(services);
-    await startRetentionSchedule(services);
-    await startAuditRecovery(services);
-    await startRollupSchedule(services);
-  }
-
-  if (demo) {
-    // Printed once, on purpose to stdout: the key is stored hashed and cannot be shown again.
-    process.stdout.write(
-      [
-        "",
-        "Created the demo tenant. Its API key (shown once, keep it):",
-        `  ${demo.apiKey}`,
-        "Try it:",
-        `  curl -s ${baseUrl}/api/conversations -H "Authorization: Bearer ${demo.apiKey}"`,
-        `See the chat widget on a page: ${baseUrl}/demo`,
-        `Open the dashboard: ${baseUrl}/dashboard`,
-        `  sign in as ${demo.owner.email} with the password (shown once): ${demo.owner.password}`,
-        "",
-      ].join("\n"),
-    );
-  }
+  let worker: Worker | null = null;
+  let starting: Promise<void> = Promise.resolve();
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -71,6 +42,8 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.SHUTDOWN_TIMEOUT_MS + closeGraceMs);
     force.unref();
+    // The rest of the start (the demo tenant, the listening socket, the worker's schedules) ends first.
+    await starting.catch(() => undefined);
     // Ends the open chat streams (src/graphql/schema/chat.ts), which server.close() would otherwise wait for.
     services.shutdown.abort();
     const drained = Promise.all([
@@ -110,8 +83,51 @@ async function main(): Promise<void> {
     logger.info("stopped");
     process.exit(inTime && closed ? 0 : 1);
   };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  starting = start();
+  stop = (signal) => void shutdown(signal);
+  if (signalled) stop(signalled);
+  await starting;
+
+  async function start(): Promise<void> {
+    const demo = await ensureDemoTenant(services);
+    const baseUrl = publicBaseUrl(config);
+
+    if (config.ROLE !== "worker") {
+      const app = createApp(services);
+      server = app.listen(config.PORT, config.HOST);
+      await new Promise<void>((resolve, reject) => {
+        server!.once("listening", resolve);
+        server!.once("error", reject);
+      });
+      logger.info({ port: config.PORT, role: config.ROLE, database: services.db.kind }, `Parley listening on ${baseUrl}`);
+    }
+
+    if (config.ROLE !== "api") {
+      worker = new Worker(services, jobHandlers, { concurrency: config.WORKER_CONCURRENCY, shares: jobShares });
+      worker.start();
+      await startResyncSchedule(services);
+      await startRetentionSchedule(services);
+      await startAuditRecovery(services);
+      await startRollupSchedule(services);
+    }
+
+    if (demo) {
+      // Printed once, on purpose to stdout: the key is stored hashed and cannot be shown again.
+      process.stdout.write(
+        [
+          "",
+          "Created the demo tenant. Its API key (shown once, keep it):",
+          `  ${demo.apiKey}`,
+          "Try it:",
+          `  curl -s ${baseUrl}/api/conversations -H "Authorization: Bearer ${demo.apiKey}"`,
+          `See the chat widget on a page: ${baseUrl}/demo`,
+          `Open the dashboard: ${baseUrl}/dashboard`,
+          `  sign in as ${demo.owner.email} with the password (shown once): ${demo.owner.password}`,
+          "",
+        ].join("\n"),
+      );
+    }
+  }
 }
 
 main().catch((err) => {

@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, describe, expect, it } from "vitest";
@@ -49,6 +49,24 @@ describe.runIf(!process.env.DATABASE_URL)("npm start on an empty data directory"
     expect(second.stdout()).not.toContain("sign in as");
     second.child.kill("SIGTERM");
     expect(await second.exit()).toBe(0);
+  }, 300_000);
+});
+
+describe.runIf(!process.env.DATABASE_URL)("a stop asked for while the service starts", () => {
+  it("waits for the start to end, then stops as it would later, releasing the embedded database", async () => {
+    const stopDir = testTempDir("parley-main-stop");
+    try {
+      const env = { DATA_DIR: stopDir, PORT: String(await freePort()), DATABASE_URL: "", REDIS_URL: "", LOG_LEVEL: "info" };
+      const starting = runScript("src/main.ts", [], env);
+      // Logged as the services are made, before the demo tenant, the socket and the worker's schedules.
+      await starting.waitFor(/applied database migrations/);
+      starting.child.kill("SIGTERM");
+      expect(await starting.exit()).toBe(0);
+      expect(starting.stdout()).toMatch(/"msg":"stopped"/);
+      expect(readdirSync(stopDir).sort()).toEqual(["pglite", "secrets.key"]);
+    } finally {
+      rmSync(stopDir, { recursive: true, force: true });
+    }
   }, 300_000);
 });
 
