@@ -37,14 +37,17 @@ function encodeTexts(texts: string[]): Promise<Encoded> {
 // Encodings under way, by key: the router and the retriever ask for a customer's message at about the same time.
 const inFlight = new Map<string, Promise<Float32Array | null>>();
 
+function keep(key: string, vector: Float32Array): void {
+  if (cache.size >= cacheSize) cache.clear();
+  cache.set(key, vector);
+}
+
 /** Keeps an encoding under way findable, then remembered once done. */
 function rememberWhenDone(key: string, encoding: Promise<Float32Array | null>): void {
   inFlight.set(key, encoding);
   void encoding
     .then((vector) => {
-      if (!vector) return;
-      if (cache.size >= cacheSize) cache.clear();
-      cache.set(key, vector);
+      if (vector) keep(key, vector);
     })
     // A failed encoding is the caller's error to see (it awaits the encoding), not an unhandled rejection here.
     .catch(() => undefined)
@@ -84,9 +87,7 @@ export async function encodeMeaning(texts: string[], { remember = true } = {}): 
 export function rememberMeanings(meanings: Array<{ text: string; vector: Float32Array }>): void {
   for (const { text, vector } of meanings) {
     const key = keyOf(text);
-    if (!key || cache.has(key)) continue;
-    if (cache.size >= cacheSize) cache.clear();
-    cache.set(key, vector);
+    if (key && !cache.has(key)) keep(key, vector);
   }
 }
 
