@@ -1,7 +1,7 @@
+import { AlreadyAnswered } from "../conversations/append-message.js";
 import { escalateConversation } from "../conversations/escalate.js";
 import { AppError } from "../errors.js";
 import type { JobRecord } from "../jobs/queue.js";
-import { AlreadyAnswered } from "../pipeline/deliver.js";
 import type { InboundMessage } from "../pipeline/inbound.js";
 import { handleInbound, type PipelineResult } from "../pipeline/index.js";
 import type { Services } from "../services.js";

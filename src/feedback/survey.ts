@@ -1,8 +1,9 @@
 import { sendsThroughProvider } from "../channels/registry.js";
+import { AlreadyAnswered } from "../conversations/append-message.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
 import { newId } from "../db/ids.js";
 import { scopeToTenant } from "../db/tenant-scope.js";
-import { AlreadyAnswered, deliverReply, type ReplyToStore } from "../pipeline/deliver.js";
+import { deliverReply, type ReplyToStore } from "../pipeline/deliver.js";
 import type { InboundMessage } from "../pipeline/inbound.js";
 import type { PipelineResult } from "../pipeline/index.js";
 import type { Services } from "../services.js";

@@ -29,33 +29,16 @@ export interface ReplyToStore {
   undeliverable?: string;
 }
 
-/** The customer message already has its reply (a re-run job, a repeated hop, stored by a concurrent run). */
-export class AlreadyAnswered extends Error {
-  constructor(readonly customerMessageId: string) {
-    super(`Message ${customerMessageId} is already answered`);
-  }
-}
-
 /** What a reply is stored with: a transaction of the plain or of a tenant-scoped client (their generated types differ). */
 export type ReplyTx = Pick<Prisma.TransactionClient, "$queryRaw" | "$executeRaw">;
 
-/**
- * Stores a reply within the caller's transaction and, on channels that send through a provider, enqueues
- * its delivery (retried by the job queue). A reply to a customer message locks that message first, so
- * that of two runs answering it at once the second finds the first's reply and stores nothing. A reply that
- * leaves with the response (API, widget, USSD, voice) is sent once stored: its event is recorded here.
- */
-export async function storeReply(services: Services, tx: ReplyTx, reply: ReplyToStore): Promise<void> {
-  if (reply.replyTo) {
-    // Two statements: the look-up for a reply must come after the lock is held. In one statement PostgreSQL
-    // rechecks only the locked row after the wait, and the other run's reply, from the older snapshot, stays unseen.
-    await tx.$queryRaw`SELECT id FROM messages WHERE id = ${reply.replyTo} FOR UPDATE`;
-    const [answered] = await tx.$queryRaw<Array<{ id: string }>>`
-      SELECT id FROM messages WHERE reply_to = ${reply.replyTo} LIMIT 1`;
-    if (answered) throw new AlreadyAnswered(reply.replyTo);
-  }
-  const sends = !reply.undeliverable && sendsThroughProvider(reply.via?.channel ?? reply.channel);
-  await appendMessage(tx, {
+/** Whether the reply goes out through a provider, by a send job stored with it. */
+const sendsLater = (reply: ReplyToStore) => !reply.undeliverable && sendsThroughProvider(reply.via?.channel ?? reply.channel);
+
+/** Stores the reply's message (AlreadyAnswered when the customer message it answers has its reply). */
+function appendReply(tx: ReplyTx, reply: ReplyToStore) {
+  const sends = sendsLater(reply);
+  return appendMessage(tx, {
     id: reply.id,
     tenantId: reply.tenantId,
     conversationId: reply.conversationId,
@@ -66,13 +49,22 @@ export async function storeReply(services: Services, tx: ReplyTx, reply: ReplyTo
     deliveryStatus: reply.undeliverable ? "failed" : sends ? "pending" : null,
     deliveryError: reply.undeliverable ?? null,
   });
+}
+
+/**
+ * Stores a reply within the caller's transaction and, on channels that send through a provider, enqueues
+ * its delivery (retried by the job queue). A customer message gets one reply: of two runs answering it at
+ * once, the second stores nothing (AlreadyAnswered). A reply that leaves with the response (API, widget,
+ * USSD, voice) is sent once stored: its event is recorded here.
+ */
+export async function storeReply(services: Services, tx: ReplyTx, reply: ReplyToStore): Promise<void> {
+  await appendReply(tx, reply);
   if (reply.undeliverable) {
     const delivery = { status: "failed", attempts: 0, error: reply.undeliverable };
     await services.events.record(tx, reply.tenantId, "message.failed", messageData(reply, delivery));
-  } else if (!sends) {
+  } else if (!sendsLater(reply)) {
     await services.events.record(tx, reply.tenantId, "message.sent", messageData(reply));
-  }
-  if (sends) {
+  } else {
     await services.jobs.enqueue(
       {
         queue: sendQueue,
@@ -89,7 +81,7 @@ export async function storeReply(services: Services, tx: ReplyTx, reply: ReplyTo
 
 /** After the reply's transaction committed: wakes the senders and tells live listeners (agent inbox, widget). */
 export function announceReply(services: Services, reply: ReplyToStore): void {
-  if (!reply.undeliverable && sendsThroughProvider(reply.via?.channel ?? reply.channel)) services.jobs.announce(sendQueue);
+  if (sendsLater(reply)) services.jobs.announce(sendQueue);
   services.realtime.pubsub.publish("conversation:message", reply.conversationId, {
     tenantId: reply.tenantId,
     conversationId: reply.conversationId,
@@ -99,9 +91,18 @@ export function announceReply(services: Services, reply: ReplyToStore): void {
   publishActivity(services, reply.tenantId, { conversationId: reply.conversationId, messageId: reply.id });
 }
 
-/** Stores a reply with its delivery in one transaction, then announces it. */
+/**
+ * Stores a reply with its delivery in one transaction, then announces it. A reply sent with the response, to a tenant
+ * whose endpoints want no `message.sent` event (the usual API and widget answer), is one statement, with no transaction.
+ */
 export async function deliverReply(services: Services, reply: ReplyToStore): Promise<void> {
-  await services.db.prisma.$transaction((tx) => storeReply(services, tx, reply));
+  if (reply.undeliverable || sendsLater(reply)) await services.db.prisma.$transaction((tx) => storeReply(services, tx, reply));
+  else
+    await services.events.withEvent(
+      services.db.prisma,
+      { tenantId: reply.tenantId, type: "message.sent", data: () => messageData(reply) },
+      (tx) => appendReply(tx, reply),
+    );
   announceReply(services, reply);
 }
 

@@ -1,5 +1,6 @@
 import type { Answer } from "../ai/engine.js";
 import { EngineError } from "../ai/engine.js";
+import { AlreadyAnswered } from "../conversations/append-message.js";
 import { discloseAtStart } from "../conversations/disclosure.js";
 import { escalateConversation } from "../conversations/escalate.js";
 import { acknowledgeWaiting, waitingNoticeMetadata } from "../conversations/waiting.js";
@@ -10,7 +11,7 @@ import { publishActivity } from "../escalations/inbox.js";
 import { answerSurvey } from "../feedback/survey.js";
 import type { Services } from "../services.js";
 import { answerInput } from "./answer-settings.js";
-import { AlreadyAnswered, deliverReply } from "./deliver.js";
+import { deliverReply } from "./deliver.js";
 import type { InboundMessage } from "./inbound.js";
 import { type Ahead, retrieve, searchAhead } from "./retriever.js";
 import { type Intent, type Routed, routeInbound } from "./router.js";
@@ -259,6 +260,7 @@ async function aiReply(
       tenantId: msg.tenantId,
       conversationId: conversation.id,
       customerMessageId: customerMessage.id,
+      earlierMessages: conversation.messageCount,
       knowledge: ahead.knowledge,
     }),
   );

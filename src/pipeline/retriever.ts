@@ -72,14 +72,23 @@ export function searchAhead(services: Services, msg: InboundMessage): Ahead {
   return { settings, knowledge };
 }
 
-/** The tenant's knowledge for the question (a search started ahead) and the recent turns of the conversation. */
+/**
+ * The tenant's knowledge for the question (a search started ahead) and the recent turns of the conversation: none,
+ * with nothing read, when the conversation held no message before this one (`earlierMessages`, its count as routed).
+ */
 export async function retrieve(
   services: Services,
-  input: { tenantId: string; conversationId: string; customerMessageId: string; knowledge: Promise<ContextChunk[]> },
+  input: {
+    tenantId: string;
+    conversationId: string;
+    customerMessageId: string;
+    earlierMessages: number;
+    knowledge: Promise<ContextChunk[]>;
+  },
 ): Promise<Retrieved> {
   const [context, history] = await Promise.all([
     input.knowledge,
-    recentHistory(services, input.tenantId, input.conversationId, input.customerMessageId),
+    input.earlierMessages === 0 ? [] : recentHistory(services, input.tenantId, input.conversationId, input.customerMessageId),
   ]);
   return { context, history };
 }
