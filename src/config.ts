@@ -27,6 +27,8 @@ const schema = z.object({
   // Connections each instance opens to PostgreSQL, and how long a request waits for one before it is answered 503.
   DATABASE_POOL_SIZE: z.coerce.number().int().positive().default(10),
   DATABASE_POOL_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  // How often the embedded database's tables are checked for the vacuum and analyze a server's autovacuum would do.
+  EMBEDDED_UPKEEP_INTERVAL_S: z.coerce.number().positive().default(30),
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(120),
   RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().default(60),
   // Failed webhook requests (bad signature or token, malformed body, unknown account) one client address may

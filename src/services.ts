@@ -15,6 +15,7 @@ import type { Config } from "./config.js";
 import { type Database, openDatabase } from "./db/client.js";
 import { loadSecretsKey, SecretBox } from "./db/encryption.js";
 import { migrate } from "./db/migrate.js";
+import { type EmbeddedUpkeep, startEmbeddedUpkeep } from "./db/upkeep.js";
 import { EventOutbox } from "./events/outbox.js";
 import { Egress } from "./http/egress.js";
 import { warmRequestLookups } from "./http/warm-up.js";
@@ -33,6 +34,8 @@ export interface Services {
   config: Config;
   logger: Logger;
   db: Database;
+  /** The vacuum and analyze the embedded database has no autovacuum for (src/db/upkeep.ts); null on PostgreSQL. */
+  upkeep: EmbeddedUpkeep | null;
   /** Shared by the rate limiter and anything else that needs Redis; null on the embedded defaults. */
   redis: Redis | null;
   realtime: RealtimeBus;
@@ -83,6 +86,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   });
   const applied = await migrate(db.sql);
   if (applied.length) logger.info({ migrations: applied }, "applied database migrations");
+  const upkeep = db.kind === "pglite" ? startEmbeddedUpkeep(db.sql, logger, config.EMBEDDED_UPKEEP_INTERVAL_S * 1000) : null;
   const redis = config.REDIS_URL
     ? new Redis(config.REDIS_URL, {
         maxRetriesPerRequest: 3,
@@ -138,6 +142,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     config,
     logger,
     db,
+    upkeep,
     redis,
     realtime,
     tenants,
@@ -164,6 +169,7 @@ export async function closeServices(services: Services): Promise<void> {
   services.shutdown.abort();
   // The database closes whatever the steps before it met: the embedded one's lock would otherwise refuse the next start.
   try {
+    await services.upkeep?.stop();
     await services.events.stop();
     await services.vectors.stop();
     await services.reader.close();
