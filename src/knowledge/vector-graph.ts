@@ -158,10 +158,7 @@ export class TenantVectors {
     if (wanted < 1) return [];
     const keys = Array.from(this.#graph.search(quantise(query), wanted, 1).keys, Number).filter((key) => this.#idOf.has(key));
     const hits: Array<{ chunkId: string; score: number }> = [];
-    const querySquared = squaredLength(query);
-    this.file.read(keys, (i, vector) =>
-      hits.push({ chunkId: this.#idOf.get(keys[i]!)!, score: cosine(query, querySquared, vector) }),
-    );
+    this.#scored(query, keys, (chunkId, score) => hits.push({ chunkId, score }));
     return hits.sort((a, b) => b.score - a.score).slice(0, k);
   }
 
@@ -169,8 +166,13 @@ export class TenantVectors {
   similarities(query: Float32Array, ids: string[]): Map<string, number> {
     const keys = ids.map((id) => this.#keyOf.get(id)).filter((key) => key !== undefined);
     const scores = new Map<string, number>();
-    const querySquared = squaredLength(query);
-    this.file.read(keys, (i, vector) => scores.set(this.#idOf.get(keys[i]!)!, cosine(query, querySquared, vector)));
+    this.#scored(query, keys, (chunkId, score) => scores.set(chunkId, score));
     return scores;
+  }
+
+  /** The cosine of `query` to each of `keys` that the rows file holds, from its float32 row. */
+  #scored(query: Float32Array, keys: number[], visit: (chunkId: string, score: number) => void): void {
+    const querySquared = squaredLength(query);
+    this.file.read(keys, (i, vector) => visit(this.#idOf.get(keys[i]!)!, cosine(query, querySquared, vector)));
   }
 }

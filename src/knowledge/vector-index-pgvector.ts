@@ -38,6 +38,9 @@ const efSearch = (k: number) => String(Math.min(1000, Math.max(64, 2 * k)));
  * pgvector's HNSW expression index over the canonical `real[]` column (DESIGN §5). The database
  * keeps it current as rows are written, so `added` and `removed` have nothing to do.
  */
+/** A query vector as pgvector's text input. */
+const vectorLiteral = (query: Float32Array) => `[${query.join(",")}]`;
+
 export class PgvectorIndex implements VectorIndex {
   readonly kind = "pgvector";
 
@@ -62,7 +65,7 @@ export class PgvectorIndex implements VectorIndex {
   async search(tenantId: string, query: Float32Array, k: number): Promise<VectorHit[]> {
     checkEmbeddingSize(query, "The query vector");
     if (k < 1 || query.every((x) => x === 0)) return [];
-    const params: [string, string, number] = [`[${query.join(",")}]`, tenantId, k];
+    const params: [string, string, number] = [vectorLiteral(query), tenantId, k];
     let rows = (await this.#inTransaction(nearest, params)) as Array<{ id: string; distance: number }>;
     // Short when the iterative scan gave up (hnsw.max_scan_tuples) before finding k of a tenant that
     // is a small part of the table, or when the tenant has fewer than k chunks: its own rows, sorted
@@ -77,7 +80,7 @@ export class PgvectorIndex implements VectorIndex {
     const rows = await this.db.sql.query<{ id: string; distance: number }>(
       `SELECT id, ("embedding"::halfvec(1536) <=> $1::halfvec(1536))::float8 AS distance
          FROM "chunks" WHERE "tenant_id" = $2 AND id = ANY($3::text[]) AND "embedding" IS NOT NULL`,
-      [`[${query.join(",")}]`, tenantId, chunkIds],
+      [vectorLiteral(query), tenantId, chunkIds],
     );
     return new Map(rows.map((r) => [r.id, 1 - r.distance]));
   }
@@ -86,7 +89,7 @@ export class PgvectorIndex implements VectorIndex {
 
   /** The plan of `search`'s query with its settings, for checking that it uses the HNSW index. */
   async explain(tenantId: string, query: Float32Array, k: number): Promise<string> {
-    const rows = await this.#inTransaction(`EXPLAIN ${nearest}`, [`[${query.join(",")}]`, tenantId, k]);
+    const rows = await this.#inTransaction(`EXPLAIN ${nearest}`, [vectorLiteral(query), tenantId, k]);
     return (rows as Array<{ "QUERY PLAN": string }>).map((r) => r["QUERY PLAN"]).join("\n");
   }
 
