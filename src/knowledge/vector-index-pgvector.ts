@@ -34,13 +34,13 @@ const settings = `SELECT set_config('enable_sort', 'off', true),
 // pgvector's bounds for ef_search; it must be at least k to return k rows from one pass.
 const efSearch = (k: number) => String(Math.min(1000, Math.max(64, 2 * k)));
 
+/** A query vector as pgvector's text input. */
+const vectorLiteral = (query: Float32Array) => `[${query.join(",")}]`;
+
 /**
  * pgvector's HNSW expression index over the canonical `real[]` column (DESIGN §5). The database
  * keeps it current as rows are written, so `added` and `removed` have nothing to do.
  */
-/** A query vector as pgvector's text input. */
-const vectorLiteral = (query: Float32Array) => `[${query.join(",")}]`;
-
 export class PgvectorIndex implements VectorIndex {
   readonly kind = "pgvector";
 
