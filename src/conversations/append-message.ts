@@ -14,15 +14,9 @@ export class AlreadyAnswered extends Error {
   }
 }
 
-/**
- * Stores a message and counts it in its conversation (which it brings up to date) in one statement: one round trip
- * where Prisma's create and update took two, on a path every message takes. Returns the row as Prisma reads it.
- * A customer message gets one reply at most: a reply to one that has its reply is not stored (AlreadyAnswered). The
- * unique index on `reply_to` decides, so of two runs storing a reply at once the second waits for the first's
- * transaction and stores nothing once it commits, with no lock taken beforehand.
- */
-export async function appendMessage(db: Pick<Prisma.TransactionClient, "$executeRaw">, input: NewMessage): Promise<MessageRow> {
-  const row: MessageRow = {
+/** A new message's row as Prisma reads it once stored: the columns the database fills by default, filled alike. */
+export function messageRow(input: NewMessage): MessageRow {
+  return {
     providerMessageId: null,
     replyTo: null,
     deliveryStatus: null,
@@ -32,6 +26,17 @@ export async function appendMessage(db: Pick<Prisma.TransactionClient, "$execute
     ...input,
     metadata: input.metadata as Prisma.JsonObject,
   };
+}
+
+/**
+ * Stores a message and counts it in its conversation (which it brings up to date) in one statement: one round trip
+ * where Prisma's create and update took two, on a path every message takes. Returns the row as Prisma reads it.
+ * A customer message gets one reply at most: a reply to one that has its reply is not stored (AlreadyAnswered). The
+ * unique index on `reply_to` decides, so of two runs storing a reply at once the second waits for the first's
+ * transaction and stores nothing once it commits, with no lock taken beforehand.
+ */
+export async function appendMessage(db: Pick<Prisma.TransactionClient, "$executeRaw">, input: NewMessage): Promise<MessageRow> {
+  const row = messageRow(input);
   const stored = await db.$executeRaw`
     WITH stored AS (
       INSERT INTO messages (id, tenant_id, conversation_id, role, content, metadata, provider_message_id, reply_to,

@@ -105,17 +105,31 @@ export class EventOutbox {
    * transaction when an endpoint may want it; alone, without a transaction, when the tenant is known to have none
    * (the common case on the chat path).
    */
-  async withEvent<T>(
+  withEvent<T>(
     db: TransactionRunner,
     event: { tenantId: string; type: EventType; data: (written: T) => object | null },
     write: (tx: Prisma.TransactionClient) => Promise<T>,
   ): Promise<T> {
-    const known = this.#cache.get(event.tenantId);
-    if (known && this.#fresh(known) && !known.byType.has(event.type)) return write(db as unknown as Prisma.TransactionClient);
+    return this.withEvents(db, event.tenantId, [event], write);
+  }
+
+  /** `withEvent` for a write that causes several events, recorded in the order given. */
+  async withEvents<T>(
+    db: TransactionRunner,
+    tenantId: string,
+    events: Array<{ type: EventType; data: (written: T) => object | null }>,
+    write: (tx: Prisma.TransactionClient) => Promise<T>,
+  ): Promise<T> {
+    const known = this.#cache.get(tenantId);
+    if (known && this.#fresh(known) && !events.some((e) => known.byType.has(e.type))) {
+      return write(db as unknown as Prisma.TransactionClient);
+    }
     return db.$transaction(async (tx) => {
       const written = await write(tx);
-      const data = event.data(written);
-      if (data) await this.record(tx, event.tenantId, event.type, data);
+      for (const event of events) {
+        const data = event.data(written);
+        if (data) await this.record(tx, tenantId, event.type, data);
+      }
       return written;
     });
   }

@@ -1,8 +1,9 @@
 import { defaultIntentClassifier } from "../ai/intents/defaults.js";
 import { predictIntents } from "../ai/intents/predict.js";
 import type { TenantIntents } from "../ai/intents/tenant.js";
-import { appendMessage, type MessageRow } from "../conversations/append-message.js";
+import { appendMessage, type MessageRow, type NewMessage } from "../conversations/append-message.js";
 import { answerToOffer, offeredPerson } from "../conversations/offer.js";
+import { type ConversationRow, startConversation } from "../conversations/start-conversation.js";
 import { finishedStatuses, humanStatuses, transitionConversation } from "../conversations/status.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
 import { newId } from "../db/ids.js";
@@ -10,8 +11,6 @@ import { AppError, notFound } from "../errors.js";
 import { conversationData, messageData } from "../events/payloads.js";
 import type { Services } from "../services.js";
 import type { InboundMessage } from "./inbound.js";
-
-type ConversationRow = Prisma.ConversationGetPayload<object>;
 
 export interface Intent {
   intent: string;
@@ -92,32 +91,6 @@ async function findConversation(services: Services, msg: InboundMessage): Promis
   });
 }
 
-async function createConversation(services: Services, msg: InboundMessage): Promise<ConversationRow> {
-  try {
-    return await services.events.withEvent(
-      services.db.prisma,
-      { tenantId: msg.tenantId, type: "conversation.created", data: conversationData },
-      (tx) =>
-        tx.conversation.create({
-          data: {
-            id: newId("conv"),
-            tenantId: msg.tenantId,
-            channel: msg.channel,
-            channelId: msg.channelId ?? null,
-            customerId: msg.customer.id,
-            customerPhone: msg.customer.phone ?? null,
-            customerName: msg.customer.name ?? null,
-          },
-        }),
-    );
-  } catch (err) {
-    // Two first messages of one customer at once: the other one created it; use theirs.
-    const existing = await findConversation(services, msg);
-    if (existing) return existing;
-    throw err;
-  }
-}
-
 // Below this the classifier is guessing (its confidence is calibrated so that 0.5 separates sure from unsure):
 // a guess must not hand a customer to a human.
 const escalationConfidence = 0.5;
@@ -144,19 +117,19 @@ function decide(conversation: ConversationRow, intent: Intent): Decision {
 export async function routeInbound(services: Services, msg: InboundMessage): Promise<Routed> {
   const earlier = await storedDelivery(services, msg);
   if (earlier?.answered) return { duplicate: true, conversation: earlier.conversation, customerMessage: earlier.message };
-  const conversation =
-    earlier?.conversation ?? (await findConversation(services, msg)) ?? (await createConversation(services, msg));
+  const found = earlier?.conversation ?? (await findConversation(services, msg));
   const intent = await classifyIntent(services, msg.tenantId, msg.text);
   const stored = earlier
-    ? { message: earlier.message, duplicate: false }
-    : await storeMessage(services, msg, conversation, intent);
-  if (stored.duplicate) return { duplicate: true, conversation, customerMessage: stored.message };
+    ? { conversation: earlier.conversation, message: earlier.message, duplicate: false }
+    : await storeMessage(services, msg, found, intent);
+  const { conversation, message } = stored;
+  if (stored.duplicate) return { duplicate: true, conversation, customerMessage: message };
   return {
     duplicate: false,
     conversation,
-    customerMessage: stored.message,
+    customerMessage: message,
     intent,
-    decision: await replyToOffer(services, conversation, stored.message, decide(conversation, intent)),
+    decision: await replyToOffer(services, conversation, message, decide(conversation, intent)),
   };
 }
 
@@ -188,41 +161,86 @@ async function replyToOffer(
   return answer === "accept" ? { kind: "escalate", reason: "customer_request" } : { kind: "acknowledge" };
 }
 
+type Stored = { conversation: ConversationRow; message: MessageRow; duplicate: boolean };
+
+/** The customer's message stored in its conversation, or with a new conversation when it has none. */
 async function storeMessage(
   services: Services,
   msg: InboundMessage,
-  conversation: ConversationRow,
+  found: ConversationRow | null,
   intent: Intent,
-): Promise<{ message: MessageRow; duplicate: boolean }> {
-  const previous = () =>
-    services.db.prisma.message.findFirst({ where: { tenantId: msg.tenantId, providerMessageId: msg.providerMessageId! } });
-  const append = (tx: Prisma.TransactionClient) =>
-    appendMessage(tx, {
-      id: newId("msg"),
-      tenantId: msg.tenantId,
-      conversationId: conversation.id,
-      role: "customer",
-      content: msg.text,
-      providerMessageId: msg.providerMessageId ?? null,
-      metadata: { intent: intent.intent, confidence: intent.confidence },
-    });
-  const event = { tenantId: msg.tenantId, type: "message.received" as const, data: messageData };
+): Promise<Stored> {
+  const message = {
+    id: newId("msg"),
+    role: "customer",
+    content: msg.text,
+    providerMessageId: msg.providerMessageId ?? null,
+    metadata: { intent: intent.intent, confidence: intent.confidence },
+  };
   try {
-    // The usual case, a conversation going on with no endpoint wanting the event, is one statement.
-    const message =
-      conversation.status === "resolved"
-        ? await services.db.prisma.$transaction(async (tx) => {
-            await transitionConversation(tx, conversation, "open", { actor: "customer", reason: "customer wrote again" });
-            const stored = await append(tx);
-            await services.events.record(tx, msg.tenantId, event.type, messageData(stored));
-            return stored;
-          })
-        : await services.events.withEvent(services.db.prisma, event, append);
-    return { message, duplicate: false };
+    let conversation = found;
+    // Two first messages of one customer at once: one starts the conversation and the other joins it, unless it is
+    // closed meanwhile, when the next first message starts another.
+    for (let attempt = 0; !conversation; attempt++) {
+      if (attempt === maxStartAttempts) throw new Error("The customer's conversation kept changing while a message was stored");
+      const started = await startWith(services, msg, message);
+      if (started) return { ...started, duplicate: false };
+      conversation = await findConversation(services, msg);
+    }
+    return { conversation, message: await appendTo(services, msg, conversation, message), duplicate: false };
   } catch (err) {
     // The same delivery arriving twice at once: the unique index let only one of them in.
-    const seen = msg.providerMessageId ? await previous() : null;
-    if (seen) return { message: seen, duplicate: true };
+    const seen = await storedDelivery(services, msg);
+    if (seen) return { conversation: seen.conversation, message: seen.message, duplicate: true };
     throw err;
   }
+}
+
+const maxStartAttempts = 3;
+
+type CustomerMessage = Omit<NewMessage, "tenantId" | "conversationId">;
+
+/** A new conversation with its first message: with its two events, in one transaction when an endpoint wants either. */
+function startWith(services: Services, msg: InboundMessage, message: CustomerMessage) {
+  const conversation = {
+    id: newId("conv"),
+    tenantId: msg.tenantId,
+    channel: msg.channel,
+    channelId: msg.channelId ?? null,
+    customerId: msg.customer.id,
+    customerPhone: msg.customer.phone ?? null,
+    customerName: msg.customer.name ?? null,
+  };
+  type Started = Awaited<ReturnType<typeof startConversation>>;
+  return services.events.withEvents<Started>(
+    services.db.prisma,
+    msg.tenantId,
+    [
+      { type: "conversation.created", data: (started) => started && conversationData(started.conversation) },
+      { type: "message.received", data: (started) => started && messageData(started.message) },
+    ],
+    (tx) => startConversation(tx, conversation, message),
+  );
+}
+
+/** A message appended to the customer's conversation, which it opens again when it was resolved. */
+async function appendTo(
+  services: Services,
+  msg: InboundMessage,
+  conversation: ConversationRow,
+  message: CustomerMessage,
+): Promise<MessageRow> {
+  const append = (tx: Prisma.TransactionClient) =>
+    appendMessage(tx, { ...message, tenantId: msg.tenantId, conversationId: conversation.id });
+  const event = { tenantId: msg.tenantId, type: "message.received" as const, data: messageData };
+  if (conversation.status !== "resolved") {
+    // The usual case, a conversation going on with no endpoint wanting the event, is one statement.
+    return services.events.withEvent(services.db.prisma, event, append);
+  }
+  return services.db.prisma.$transaction(async (tx) => {
+    await transitionConversation(tx, conversation, "open", { actor: "customer", reason: "customer wrote again" });
+    const stored = await append(tx);
+    await services.events.record(tx, msg.tenantId, event.type, messageData(stored));
+    return stored;
+  });
 }
