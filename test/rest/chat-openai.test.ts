@@ -179,9 +179,9 @@ describe("POST /api/chat with the OpenAI engine", () => {
         },
       },
     );
-    expect(seen[0]).toBe("meta");
-    expect(seen.at(-1)).toBe("done");
     expect(seen.filter((s) => s === ":heartbeat").length).toBeGreaterThanOrEqual(3);
+    // The events in order; a heartbeat may come before `meta` too, when routing the message (a model call) takes longer
+    // than the 100 ms between heartbeats, as it does on a loaded machine.
     expect(seen.filter((s) => s !== ":heartbeat")).toEqual(["meta", "delta", "delta", "done"]);
   });
 
