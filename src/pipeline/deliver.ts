@@ -59,12 +59,9 @@ function appendReply(tx: ReplyTx, reply: ReplyToStore) {
  */
 export async function storeReply(services: Services, tx: ReplyTx, reply: ReplyToStore): Promise<void> {
   await appendReply(tx, reply);
-  if (reply.undeliverable) {
-    const delivery = { status: "failed", attempts: 0, error: reply.undeliverable };
-    await services.events.record(tx, reply.tenantId, "message.failed", messageData(reply, delivery));
-  } else if (!sendsLater(reply)) {
-    await services.events.record(tx, reply.tenantId, "message.sent", messageData(reply));
-  } else {
+  const event = eventOnStoring(reply);
+  if (event) await services.events.record(tx, reply.tenantId, event.type, event.data);
+  else {
     await services.jobs.enqueue(
       {
         queue: sendQueue,
@@ -77,6 +74,15 @@ export async function storeReply(services: Services, tx: ReplyTx, reply: ReplyTo
       tx,
     );
   }
+}
+
+/** The event of a reply that is final once stored: failed when it cannot be sent, sent when it leaves with the response. */
+function eventOnStoring(reply: ReplyToStore): { type: "message.failed" | "message.sent"; data: object } | null {
+  if (reply.undeliverable) {
+    const delivery = { status: "failed", attempts: 0, error: reply.undeliverable };
+    return { type: "message.failed", data: messageData(reply, delivery) };
+  }
+  return sendsLater(reply) ? null : { type: "message.sent", data: messageData(reply) };
 }
 
 /** After the reply's transaction committed: wakes the senders and tells live listeners (agent inbox, widget). */
@@ -92,17 +98,18 @@ export function announceReply(services: Services, reply: ReplyToStore): void {
 }
 
 /**
- * Stores a reply with its delivery in one transaction, then announces it. A reply sent with the response, to a tenant
- * whose endpoints want no `message.sent` event (the usual API and widget answer), is one statement, with no transaction.
+ * Stores a reply with its delivery, then announces it. A reply that is final once stored, to a tenant whose endpoints
+ * want no event of it (the usual API and widget answer), is one statement, with no transaction.
  */
 export async function deliverReply(services: Services, reply: ReplyToStore): Promise<void> {
-  if (reply.undeliverable || sendsLater(reply)) await services.db.prisma.$transaction((tx) => storeReply(services, tx, reply));
-  else
+  const event = eventOnStoring(reply);
+  if (event) {
     await services.events.withEvent(
       services.db.prisma,
-      { tenantId: reply.tenantId, type: "message.sent", data: () => messageData(reply) },
+      { tenantId: reply.tenantId, type: event.type, data: () => event.data },
       (tx) => appendReply(tx, reply),
     );
+  } else await services.db.prisma.$transaction((tx) => storeReply(services, tx, reply));
   announceReply(services, reply);
 }
 
