@@ -26,32 +26,54 @@ function atLeast(terms: string[], m: number): string {
     .join(" | ");
 }
 
+// A level's matches (the query's `every` tsquery) and its best ones, ranked by all of the question's words (`anyterm`).
+const rankedLevel = `
+  level AS (
+    SELECT id, search FROM chunks
+     WHERE tenant_id = $1 AND search @@ (SELECT every FROM query) AND NOT (id = ANY($2::text[]))
+     LIMIT $3),
+  ranked AS (
+    SELECT id, ts_rank(search, (SELECT anyterm FROM query)) AS rank FROM level ORDER BY rank DESC, id LIMIT $4)`;
+
 /**
  * A tenant's chunks that share words with the query, best first: those with more of its words
  * before those with fewer, ranked by `ts_rank` within a level, at most `limit`.
  */
 export async function fullTextCandidates(services: Services, tenantId: string, query: string, limit: number): Promise<string[]> {
   const sql = services.db.sql;
-  const [row] = await sql.query<{ terms: string[] }>(`SELECT tsvector_to_array(to_tsvector('english', $1)) AS terms`, [query]);
-  // The longest stems are the likeliest to be specific ("mortgage" over "get").
-  const terms = (row?.terms ?? []).sort((a, b) => b.length - a.length || a.localeCompare(b)).slice(0, maxTerms);
+  // The first level, all of the question's words, is asked in the statement that finds the question's stems: one
+  // round trip fewer on every search. Its operands are quoted as `operand` quotes them. The longest stems are the
+  // likeliest to be specific ("mortgage" over "get").
+  const [first] = await sql.query<{ terms: string[]; ids: string[]; total: string }>(
+    `WITH terms AS (
+       SELECT COALESCE(array_agg(t ORDER BY length(t) DESC, t COLLATE "C"), '{}') AS terms FROM (
+         SELECT t FROM unnest(tsvector_to_array(to_tsvector('english', $5))) AS t
+          ORDER BY length(t) DESC, t COLLATE "C" LIMIT ${maxTerms}) AS longest),
+     operands AS (
+       SELECT array_agg('''' || replace(replace(t, '\\', '\\\\'), '''', '''''') || '''') AS quoted
+         FROM terms, unnest(terms.terms) AS t),
+     query AS (
+       SELECT array_to_string(quoted, ' & ')::tsquery AS every, array_to_string(quoted, ' | ')::tsquery AS anyterm
+         FROM operands),
+     ${rankedLevel}
+     SELECT terms.terms, ARRAY(SELECT id FROM ranked ORDER BY rank DESC, id) AS ids, (SELECT count(*) FROM level) AS total
+       FROM terms`,
+    [tenantId, [], rankBudget + 1, limit, query],
+  );
+  const terms = first?.terms ?? [];
   if (!terms.length) return [];
+  const found = [...first!.ids];
+  let total = Number(first!.total);
   const anyTerm = atLeast(terms, 1);
-  const found: string[] = [];
-  for (let m = terms.length; m >= 1 && found.length < limit; m--) {
-    const hits = await sql.query<{ id: string; total: string }>(
-      `WITH level AS (
-         SELECT id, search FROM chunks
-          WHERE tenant_id = $1 AND search @@ $2::tsquery AND NOT (id = ANY($4::text[]))
-          LIMIT $5)
-       SELECT id, (SELECT count(*) FROM level) AS total FROM level
-        ORDER BY ts_rank(search, $3::tsquery) DESC, id
-        LIMIT $6`,
-      [tenantId, atLeast(terms, m), anyTerm, found, rankBudget + 1, limit - found.length],
+  // Past the budget a level's ranking covered only part of its matches: looser levels would be worse.
+  for (let m = terms.length - 1; m >= 1 && found.length < limit && total <= rankBudget; m--) {
+    const level = await sql.query<{ id: string; total: string }>(
+      `WITH query AS (SELECT $5::tsquery AS every, $6::tsquery AS anyterm), ${rankedLevel}
+       SELECT id, (SELECT count(*) FROM level) AS total FROM ranked ORDER BY rank DESC, id`,
+      [tenantId, found, rankBudget + 1, limit - found.length, atLeast(terms, m), anyTerm],
     );
-    found.push(...hits.map((h) => h.id));
-    // Past the budget this level's ranking covered only part of its matches: looser levels would be worse.
-    if (Number(hits[0]?.total ?? 0) > rankBudget) break;
+    found.push(...level.map((row) => row.id));
+    total = Number(level[0]?.total ?? 0);
   }
   return found;
 }
