@@ -1,4 +1,4 @@
-import { passageOf, passageProbability, rankPassages } from "../ai/relevance.js";
+import { type Passage, passageOf, passageProbability, rankPassages } from "../ai/relevance.js";
 import { encodeMeaning } from "../ai/semantic.js";
 import type { Services } from "../services.js";
 import { fullTextCandidates } from "./full-text.js";
@@ -88,10 +88,12 @@ export async function searchKnowledge(services: Services, tenantId: string, quer
     content: row.content,
     similarity: similarityOf.get(row.id) ?? textSimilarities.get(row.id) ?? 0,
   }));
-  const entries = await entryProbabilities(services, tenantId, text, found);
+  const passages = found.map(passageOf);
+  const entries = await entryProbabilities(services, tenantId, text, found, passages);
   const hits = found.map((hit, i) => ({ ...hit, entry: entries[i] ?? null }));
   // The relevance model reads what the two rankings cannot: FAQ questions apart, typos, associated words, intents.
-  const relevance = (await rankPassages(text, hits.map(passageOf))).logits;
+  const withEntries = passages.map((passage, i) => ({ ...passage, entry: entries[i] ?? undefined }));
+  const relevance = (await rankPassages(text, withEntries)).logits;
   return hits
     .map((hit, i) => ({ ...hit, score: passageProbability(relevance[i]!), fused: fused.get(hit.chunkId)! }))
     .sort((a, b) => b.score - a.score || b.fused - a.fused || a.chunkId.localeCompare(b.chunkId))
@@ -99,14 +101,15 @@ export async function searchKnowledge(services: Services, tenantId: string, quer
     .map(({ fused: _, ...hit }) => hit);
 }
 
-/** Each hit's probability by the tenant's FAQ entry classifier (0 for ordinary text), or null when it has none. */
+/** Each hit's probability by the tenant's FAQ entry classifier (0 for ordinary text, a passage with no FAQ question), or null when it has none. */
 async function entryProbabilities(
   services: Pick<Services, "faqEntries">,
   tenantId: string,
   query: string,
-  hits: Array<Pick<KnowledgeHit, "chunkId" | "title" | "sourceTitle" | "content" | "similarity">>,
+  hits: Array<Pick<KnowledgeHit, "chunkId">>,
+  passages: Passage[],
 ): Promise<Array<number | null>> {
-  const units = hits.map((hit) => (passageOf(hit).question !== null ? hit.chunkId : null));
+  const units = hits.map((hit, i) => (passages[i]!.question !== null ? hit.chunkId : null));
   const ids = units.filter((id): id is string => id !== null);
   const model = ids.length ? services.faqEntries.model(tenantId, ids) : null;
   // The relevance model encodes the question too: this is the same encoding, remembered.
