@@ -1,6 +1,7 @@
 import { isMainThread } from "node:worker_threads";
 import type { Logger } from "pino";
 import { RequestThread } from "../threads/request-thread.js";
+import { RecentlyUsed } from "./remembered.js";
 import type { Encoded } from "./sentence-encoder.js";
 
 /**
@@ -15,7 +16,7 @@ const cacheSize = 50_000;
 // USE reads sentences: a longer text is cut to its first words.
 const maxWords = 60;
 
-const cache = new Map<string, Float32Array>();
+const cache = new RecentlyUsed<Float32Array>(cacheSize);
 
 // The serving thread's encodings are computed by a thread of their own; other threads (the trainer's) encode in place.
 const encoderThread = isMainThread
@@ -37,17 +38,12 @@ function encodeTexts(texts: string[]): Promise<Encoded> {
 // Encodings under way, by key: the router and the retriever ask for a customer's message at about the same time.
 const inFlight = new Map<string, Promise<Float32Array | null>>();
 
-function keep(key: string, vector: Float32Array): void {
-  if (cache.size >= cacheSize) cache.clear();
-  cache.set(key, vector);
-}
-
 /** Keeps an encoding under way findable, then remembered once done. */
 function rememberWhenDone(key: string, encoding: Promise<Float32Array | null>): void {
   inFlight.set(key, encoding);
   void encoding
     .then((vector) => {
-      if (vector) keep(key, vector);
+      if (vector) cache.set(key, vector);
     })
     // A failed encoding is the caller's error to see (it awaits the encoding), not an unhandled rejection here.
     .catch(() => undefined)
@@ -61,7 +57,7 @@ function rememberWhenDone(key: string, encoding: Promise<Float32Array | null>): 
 export async function encodeMeaning(texts: string[], { remember = true } = {}): Promise<Array<Float32Array | null>> {
   const keys = texts.map(keyOf);
   // Each distinct text once: remembered, under way, or encoded now with the other new ones in one batch. Remembered
-  // vectors are taken now, before any wait, so that a cache cleared meanwhile cannot lose them.
+  // vectors are taken now, before any wait, so that one forgotten meanwhile is not lost.
   const found = new Map<string, Float32Array | Promise<Float32Array | null>>();
   const missing = new Set<string>();
   for (const key of keys) {
@@ -87,7 +83,7 @@ export async function encodeMeaning(texts: string[], { remember = true } = {}): 
 export function rememberMeanings(meanings: Array<{ text: string; vector: Float32Array }>): void {
   for (const { text, vector } of meanings) {
     const key = keyOf(text);
-    if (key && !cache.has(key)) keep(key, vector);
+    if (key && !cache.has(key)) cache.set(key, vector);
   }
 }
 

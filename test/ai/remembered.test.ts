@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { remembered } from "../../src/ai/remembered.js";
+import { RecentlyUsed, remembered } from "../../src/ai/remembered.js";
 
 describe("a remembered computation", () => {
   it("computes once per key and gives each key its own value", () => {
@@ -34,7 +34,7 @@ describe("a remembered computation", () => {
     expect(calls).toBe(1);
   });
 
-  it("holds at most its limit, forgetting everything once full", () => {
+  it("holds at most its limit, forgetting the least recently used key first", () => {
     const computed: string[] = [];
     const boxed = remembered(
       2,
@@ -48,9 +48,29 @@ describe("a remembered computation", () => {
     boxed("b");
     boxed("a");
     expect(computed).toEqual(["a", "b"]);
+    // "b" is the least recently used: "c" takes its place, and "a" stays.
     boxed("c");
+    boxed("a");
+    boxed("c");
+    expect(computed).toEqual(["a", "b", "c"]);
     boxed("b");
-    boxed("c");
     expect(computed).toEqual(["a", "b", "c", "b"]);
+    // When "b" came back, "a" was the least recently used: it is computed again.
+    boxed("c");
+    boxed("a");
+    expect(computed).toEqual(["a", "b", "c", "b", "a"]);
+  });
+});
+
+describe("a map of recently used values", () => {
+  it("replaces a key's value without forgetting another, and forgets the least recently read or written", () => {
+    const recent = new RecentlyUsed<number>(2);
+    recent.set("a", 1);
+    recent.set("b", 2);
+    recent.set("a", 3);
+    expect([recent.size, recent.get("a"), recent.get("b")]).toEqual([2, 3, 2]);
+    // "a" was read before "b": it goes first.
+    recent.set("c", 4);
+    expect([recent.has("a"), recent.get("b"), recent.get("c")]).toEqual([false, 2, 4]);
   });
 });
