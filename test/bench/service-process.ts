@@ -1,4 +1,4 @@
-import { freePort, runScript } from "../helpers/process.js";
+import { freePort, runScript, whenServing } from "../helpers/process.js";
 
 /** The service as `npm start` runs it (`src/main.ts`), in a process of its own. */
 export interface ServiceProcess {
@@ -17,15 +17,7 @@ process.once("exit", () => {
   for (const kill of running) kill();
 });
 
-async function whenReady(url: string): Promise<void> {
-  const deadline = Date.now() + 600_000;
-  for (;;) {
-    const res = await fetch(`${url}/readyz`).catch(() => null);
-    if (res?.status === 200) return;
-    if (Date.now() > deadline) throw new Error(`${url} was not ready within 600 s`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const whenReady = (url: string) => whenServing(`${url}/readyz`, undefined, 600_000, (res) => res.status === 200);
 
 /**
  * Starts `src/main.ts` on `env` and, unless ROLE=worker (which serves no HTTP), waits until `/readyz` answers 200.

@@ -60,12 +60,21 @@ export function runScript(
   };
 }
 
-/** Polls until the service answers (any status) and returns that response; throws when it never does. */
-export async function whenServing(url: string, init?: RequestInit, timeoutMs = 120_000): Promise<Response> {
+/**
+ * Polls until the service answers as `accepted` (by default with any status) and returns that response; throws when it
+ * never does.
+ */
+export async function whenServing(
+  url: string,
+  init?: RequestInit,
+  timeoutMs = 120_000,
+  accepted: (res: Response) => boolean = () => true,
+): Promise<Response> {
   const started = Date.now();
   for (;;) {
     const res = await fetch(url, init).catch(() => null);
-    if (res) return res;
+    if (res && accepted(res)) return res;
+    await res?.body?.cancel();
     if (Date.now() - started > timeoutMs) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
