@@ -1,10 +1,10 @@
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { embeddingDimensions } from "../../src/ai/embeddings.js";
 import { VectorFile } from "../../src/knowledge/vector-file.js";
 import { descriptorsIn } from "../helpers/descriptors.js";
-import { testTempDir } from "../helpers/temp.js";
+import { tempDirEachTest } from "../helpers/temp.js";
 
 /** `count` rows whose every component is `first`, `first` + 1, …: a row read tells which it is. */
 function rows(count: number, first: number): Float32Array {
@@ -24,14 +24,10 @@ function readAll(file: VectorFile, wanted: number[]): Array<[number, number]> {
 }
 
 describe("a vector rows file", () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = testTempDir("parley-vector-file");
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDirEachTest("parley-vector-file");
 
   it("reads the rows asked for, in the order asked, skipping rows it does not hold", () => {
-    const file = new VectorFile(join(dir, "rows.f32"));
+    const file = new VectorFile(join(dir(), "rows.f32"));
     expect(readAll(file, [0])).toEqual([]);
     expect(existsSync(file.path)).toBe(false);
     file.write([0, 1, 2, 5], rows(4, 10));
@@ -45,7 +41,7 @@ describe("a vector rows file", () => {
   });
 
   it("keeps its descriptor between reads and writes, and lets it go when closed", () => {
-    const file = new VectorFile(join(dir, "rows.f32"));
+    const file = new VectorFile(join(dir(), "rows.f32"));
     file.write([0], rows(1, 1));
     expect(readAll(file, [0])).toEqual([[0, 1]]);
     file.write([1], rows(1, 2));
@@ -53,22 +49,22 @@ describe("a vector rows file", () => {
       [0, 1],
       [1, 2],
     ]);
-    expect(descriptorsIn(dir)).toBe(1);
+    expect(descriptorsIn(dir())).toBe(1);
     file.close();
-    expect(descriptorsIn(dir)).toBe(0);
+    expect(descriptorsIn(dir())).toBe(0);
     expect(readAll(file, [1])).toEqual([[0, 2]]);
     file.close();
   });
 
   it("reads the file now at its path after the one it had open was replaced by a rename", () => {
-    const path = join(dir, "rows.f32");
+    const path = join(dir(), "rows.f32");
     const file = new VectorFile(path);
     file.write([0, 1], rows(2, 1));
     expect(readAll(file, [0, 1])).toEqual([
       [0, 1],
       [1, 2],
     ]);
-    const rewritten = new VectorFile(join(dir, "rows.f32.new"));
+    const rewritten = new VectorFile(join(dir(), "rows.f32.new"));
     rewritten.write([0, 1, 2], rows(3, 7));
     rewritten.close();
     renameSync(rewritten.path, path);
@@ -78,11 +74,11 @@ describe("a vector rows file", () => {
       [2, 9],
     ]);
     file.close();
-    expect(descriptorsIn(dir)).toBe(0);
+    expect(descriptorsIn(dir())).toBe(0);
   });
 
   it("after its file was removed, reads nothing, and a write makes the file again at its path", () => {
-    const file = new VectorFile(join(dir, "rows.f32"));
+    const file = new VectorFile(join(dir(), "rows.f32"));
     file.write([0, 1], rows(2, 1));
     expect(readAll(file, [0])).toEqual([[0, 1]]);
     rmSync(file.path);
@@ -100,11 +96,11 @@ describe("a vector rows file", () => {
   });
 
   it("holds a bounded number of descriptors however many files are read", () => {
-    const files = Array.from({ length: 300 }, (_, i) => new VectorFile(join(dir, `rows-${i}.f32`)));
+    const files = Array.from({ length: 300 }, (_, i) => new VectorFile(join(dir(), `rows-${i}.f32`)));
     for (const [i, file] of files.entries()) file.write([0], rows(1, i));
     for (const [i, file] of files.entries()) expect(readAll(file, [0])).toEqual([[0, i]]);
-    expect(descriptorsIn(dir)).toBeLessThanOrEqual(256);
+    expect(descriptorsIn(dir())).toBeLessThanOrEqual(256);
     for (const file of files) file.close();
-    expect(descriptorsIn(dir)).toBe(0);
+    expect(descriptorsIn(dir())).toBe(0);
   });
 });

@@ -1,10 +1,10 @@
-import { copyFileSync, renameSync, rmSync } from "node:fs";
+import { copyFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { embeddingDimensions } from "../../src/ai/embeddings.js";
 import { VectorFile } from "../../src/knowledge/vector-file.js";
 import { TenantVectors } from "../../src/knowledge/vector-graph.js";
-import { testTempDir } from "../helpers/temp.js";
+import { tempDirEachTest } from "../helpers/temp.js";
 
 /** A unit vector along axes `a` and `b`: vectors sharing an axis are alike, others orthogonal. */
 function along(a: number, b: number): Float32Array {
@@ -15,25 +15,21 @@ function along(a: number, b: number): Float32Array {
 }
 
 describe("a tenant's vectors", () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = testTempDir("parley-vector-graph");
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDirEachTest("parley-vector-graph");
 
   it("score their candidates from the rows file now at its path after it was rewritten while open", () => {
     const ids = Array.from({ length: 10 }, (_, i) => `chk_${i}`);
     const points = ids.map((_, i) => along(2 * i, 2 * i + 1));
     const all = new Float32Array(ids.length * embeddingDimensions);
     for (const [i, p] of points.entries()) all.set(p, i * embeddingDimensions);
-    const vectors = new TenantVectors(new VectorFile(join(dir, "rows.f32")));
+    const vectors = new TenantVectors(new VectorFile(join(dir(), "rows.f32")));
     vectors.upsert(ids, all);
     const [hit] = vectors.search(points[3]!, 1);
     expect(hit).toEqual({ chunkId: "chk_3", score: expect.closeTo(1, 5) });
 
     // The file rewritten beside and renamed over the one open, with chk_3's row now chk_4's vector.
-    const { keys, ids: savedIds } = vectors.save(join(dir, "graph.usearch"));
-    const rewritten = join(dir, "rows.f32.new");
+    const { keys, ids: savedIds } = vectors.save(join(dir(), "graph.usearch"));
+    const rewritten = join(dir(), "rows.f32.new");
     copyFileSync(vectors.file.path, rewritten);
     const copy = new VectorFile(rewritten);
     copy.write([keys[savedIds.indexOf("chk_3")]!], points[4]!);
