@@ -8,6 +8,9 @@ export type NewConversation = Pick<
   "id" | "tenantId" | "channel" | "channelId" | "customerId" | "customerPhone" | "customerName"
 >;
 
+/** A message before it is placed in a conversation: the tenant and conversation come from where it is stored. */
+export type UnplacedMessage = Omit<NewMessage, "tenantId" | "conversationId">;
+
 /**
  * A customer's new conversation and its first message in one statement, where creating the conversation and then
  * appending to it took two, on the path of every first message. Returns the conversation as it was before the message
@@ -18,7 +21,7 @@ export type NewConversation = Pick<
 export async function startConversation(
   db: Pick<Prisma.TransactionClient, "$executeRaw">,
   conversation: NewConversation,
-  first: Omit<NewMessage, "tenantId" | "conversationId">,
+  first: UnplacedMessage,
 ): Promise<{ conversation: ConversationRow; message: MessageRow } | null> {
   const message = messageRow({ ...first, tenantId: conversation.tenantId, conversationId: conversation.id });
   const at = message.createdAt;

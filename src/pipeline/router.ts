@@ -1,9 +1,9 @@
 import { defaultIntentClassifier } from "../ai/intents/defaults.js";
 import { predictIntents } from "../ai/intents/predict.js";
 import type { TenantIntents } from "../ai/intents/tenant.js";
-import { appendMessage, type MessageRow, type NewMessage } from "../conversations/append-message.js";
+import { appendMessage, type MessageRow } from "../conversations/append-message.js";
 import { answerToOffer, offeredPerson } from "../conversations/offer.js";
-import { type ConversationRow, startConversation } from "../conversations/start-conversation.js";
+import { type ConversationRow, startConversation, type UnplacedMessage } from "../conversations/start-conversation.js";
 import { finishedStatuses, humanStatuses, transitionConversation } from "../conversations/status.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
 import { newId } from "../db/ids.js";
@@ -198,10 +198,8 @@ async function storeMessage(
 
 const maxStartAttempts = 3;
 
-type CustomerMessage = Omit<NewMessage, "tenantId" | "conversationId">;
-
 /** A new conversation with its first message: with its two events, in one transaction when an endpoint wants either. */
-function startWith(services: Services, msg: InboundMessage, message: CustomerMessage) {
+function startWith(services: Services, msg: InboundMessage, message: UnplacedMessage) {
   const conversation = {
     id: newId("conv"),
     tenantId: msg.tenantId,
@@ -228,7 +226,7 @@ async function appendTo(
   services: Services,
   msg: InboundMessage,
   conversation: ConversationRow,
-  message: CustomerMessage,
+  message: UnplacedMessage,
 ): Promise<MessageRow> {
   const append = (tx: Prisma.TransactionClient) =>
     appendMessage(tx, { ...message, tenantId: msg.tenantId, conversationId: conversation.id });
