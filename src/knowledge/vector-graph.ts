@@ -17,9 +17,8 @@ const newGraph = (): Graph =>
     quantization: ScalarKind.I8,
     connectivity: 16,
     expansion_add: 128,
-    // On help-text chunks from the offline embedder, usearch's default of 64 gave recall@10 0.96 at
-    // 10,000 chunks; 128 gave 0.945 at 100,000, and 256 gives 0.98 there for 0.3 ms more a query.
-    expansion_search: 256,
+    // A search's breadth is set per search, by the count it asks for (usearch explores max(expansion, count)).
+    expansion_search: 16,
     multi: false,
   });
 
@@ -50,6 +49,14 @@ export interface GraphKeys {
 // The int8 order is approximate (recall@10 0.84 at 100,000 chunks): the graph proposes this many times the
 // hits asked for, and their float32 vectors decide (0.985; test/bench/README.md).
 const rescoreFactor = 4;
+
+/**
+ * How many candidates the graph explores for a search of a tenant of `size` chunks. A fixed breadth of 256 was what
+ * 100,000 chunks need (recall@20 0.977 on help-text chunks from the offline embedder), and twice what 10,000 do: a
+ * breadth growing with the logarithm of the size keeps recall@20 at 0.99 from 2,000 to 10,000 chunks, 0.977 at
+ * 100,000, for two thirds of the search's time at 10,000 (test/bench/README.md).
+ */
+export const searchBreadth = (size: number) => Math.round(96 * Math.log10(Math.max(size, 1_000)) - 224);
 
 const squaredLength = (v: Float32Array) => v.reduce((sum, x) => sum + x * x, 0);
 
@@ -154,9 +161,14 @@ export class TenantVectors {
 
   /** The `k` nearest chunks by cosine: the int8 graph's candidates, scored from their float32 rows. */
   search(query: Float32Array, k: number): Array<{ chunkId: string; score: number }> {
-    const wanted = Math.min(k * rescoreFactor, this.#keyOf.size);
+    const size = this.#keyOf.size;
+    const wanted = Math.min(k * rescoreFactor, size);
     if (wanted < 1) return [];
-    const keys = Array.from(this.#graph.search(quantise(query), wanted, 1).keys, Number).filter((key) => this.#idOf.has(key));
+    const explored = Math.min(Math.max(wanted, searchBreadth(size)), size);
+    // The graph's matches come nearest first by the int8 distance: its best `wanted` are re-scored.
+    const keys = Array.from(this.#graph.search(quantise(query), explored, 1).keys, Number)
+      .filter((key) => this.#idOf.has(key))
+      .slice(0, wanted);
     const hits: Array<{ chunkId: string; score: number }> = [];
     this.#scored(query, keys, (chunkId, score) => hits.push({ chunkId, score }));
     return hits.sort((a, b) => b.score - a.score).slice(0, k);
