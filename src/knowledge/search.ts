@@ -1,4 +1,5 @@
 import { type Passage, passageOf, passageProbability, rankPassages } from "../ai/relevance.js";
+import { RecentlyUsed } from "../ai/remembered.js";
 import { encodeMeaning } from "../ai/semantic.js";
 import type { Services } from "../services.js";
 import { fullTextCandidates } from "./full-text.js";
@@ -56,20 +57,7 @@ export async function searchKnowledge(services: Services, tenantId: string, quer
     .map(([id]) => id);
   const similarityOf = new Map(vectorHits.map((h) => [h.chunkId, h.score]));
   const [rows, textSimilarities] = await Promise.all([
-    services.db.sql.query<{
-      id: string;
-      source_id: string;
-      source_title: string;
-      title: string | null;
-      url: string | null;
-      page: number | null;
-      content: string;
-    }>(
-      `SELECT c.id, c.source_id, s.title AS source_title, c.title, c.url, c.page, c.content
-         FROM chunks c JOIN knowledge_sources s ON s.id = c.source_id
-        WHERE c.tenant_id = $1 AND c.id = ANY($2::text[])`,
-      [tenantId, pool],
-    ),
+    chunkRows(services, tenantId, pool),
     // The full-text candidates' similarity comes from the vector index, which holds their vectors: read from the
     // database, an embedding is 6 kB a chunk (on PGlite, 8 of a request's 20 ms of database time).
     services.vectors.similarities(
@@ -79,14 +67,8 @@ export async function searchKnowledge(services: Services, tenantId: string, quer
     ),
   ]);
   const found = rows.map((row) => ({
-    chunkId: row.id,
-    sourceId: row.source_id,
-    sourceTitle: row.source_title,
-    title: row.title,
-    url: row.url,
-    page: row.page,
-    content: row.content,
-    similarity: similarityOf.get(row.id) ?? textSimilarities.get(row.id) ?? 0,
+    ...row,
+    similarity: similarityOf.get(row.chunkId) ?? textSimilarities.get(row.chunkId) ?? 0,
   }));
   const passages = found.map(passageOf);
   const entries = await entryProbabilities(services, tenantId, text, found, passages);
@@ -99,6 +81,56 @@ export async function searchKnowledge(services: Services, tenantId: string, quer
     .sort((a, b) => b.score - a.score || b.fused - a.fused || a.chunkId.localeCompare(b.chunkId))
     .slice(0, topK)
     .map(({ fused: _, ...hit }) => hit);
+}
+
+type ChunkRow = Pick<KnowledgeHit, "chunkId" | "sourceId" | "sourceTitle" | "title" | "url" | "page" | "content">;
+
+/**
+ * Rows of chunks that searches read, by tenant and chunk id. A chunk's row never changes (a changed text is stored as a
+ * new chunk, and a source keeps its title), so a row read once stays right until the chunk is deleted; a deleted chunk
+ * leaves the full-text search at once and the vector index with its removal, which is where a pool's ids come from.
+ * 5,000 rows of a kilobyte or two: the passages a knowledge base's questions keep coming back to.
+ */
+const readRows = new RecentlyUsed<ChunkRow>(5_000);
+
+/** The tenant's chunks among `ids`, from the rows read before, the others in one statement. */
+async function chunkRows(services: Pick<Services, "db">, tenantId: string, ids: string[]): Promise<ChunkRow[]> {
+  const rows: ChunkRow[] = [];
+  const missing: string[] = [];
+  for (const id of ids) {
+    const row = readRows.get(`${tenantId}:${id}`);
+    if (row) rows.push(row);
+    else missing.push(id);
+  }
+  if (!missing.length) return rows;
+  const read = await services.db.sql.query<{
+    id: string;
+    source_id: string;
+    source_title: string;
+    title: string | null;
+    url: string | null;
+    page: number | null;
+    content: string;
+  }>(
+    `SELECT c.id, c.source_id, s.title AS source_title, c.title, c.url, c.page, c.content
+       FROM chunks c JOIN knowledge_sources s ON s.id = c.source_id
+      WHERE c.tenant_id = $1 AND c.id = ANY($2::text[])`,
+    [tenantId, missing],
+  );
+  for (const r of read) {
+    const row = {
+      chunkId: r.id,
+      sourceId: r.source_id,
+      sourceTitle: r.source_title,
+      title: r.title,
+      url: r.url,
+      page: r.page,
+      content: r.content,
+    };
+    readRows.set(`${tenantId}:${r.id}`, row);
+    rows.push(row);
+  }
+  return rows;
 }
 
 /** Each hit's probability by the tenant's FAQ entry classifier (0 for ordinary text, a passage with no FAQ question), or null when it has none. */

@@ -68,6 +68,8 @@ for (const { kind, skip } of indexes) {
       expect(results[0]!.similarity).toBeGreaterThan(0);
       const scores = results.map((r) => r.score);
       expect(scores).toEqual([...scores].sort((a, b) => b - a));
+      // Asked again, the chunks' rows come from those the first search read: the same results.
+      expect(await search("How can I reset my PIN?")).toEqual(results);
     });
 
     it("finds a chunk by an exact code, and by misspelt words no full-text match finds", async () => {
