@@ -77,44 +77,77 @@ export interface ServiceOverrides {
 
 export async function createServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
   const logger = overrides.logger ?? createLogger(config, overrides.logDestination);
-  const db = await openDatabase({
-    url: config.DATABASE_URL,
-    pgliteDir: overrides.pgliteDir ?? `${config.DATA_DIR}/pglite`,
-    pgliteSeed: overrides.pgliteSeed,
-    poolSize: config.DATABASE_POOL_SIZE,
-    poolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS,
-  });
+  // What a failed start had already opened is closed: the database (the embedded one's lock), its thread, timers and
+  // subscriptions would otherwise outlive the error in a program that goes on.
+  const parts: Partial<Services> = {};
+  const keep = <K extends keyof Services>(name: K, part: Services[K]): Services[K] => {
+    parts[name] = part;
+    return part;
+  };
+  try {
+    return await assemble(config, overrides, logger, keep);
+  } catch (err) {
+    await closeParts(parts).catch((closeErr: unknown) => logger.warn({ err: closeErr }, "closing a failed start failed"));
+    throw err;
+  }
+}
+
+async function assemble(
+  config: Config,
+  overrides: ServiceOverrides,
+  logger: Logger,
+  keep: <K extends keyof Services>(name: K, part: Services[K]) => Services[K],
+): Promise<Services> {
+  const db = keep(
+    "db",
+    await openDatabase({
+      url: config.DATABASE_URL,
+      pgliteDir: overrides.pgliteDir ?? `${config.DATA_DIR}/pglite`,
+      pgliteSeed: overrides.pgliteSeed,
+      poolSize: config.DATABASE_POOL_SIZE,
+      poolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS,
+    }),
+  );
   const applied = await migrate(db.sql);
   if (applied.length) logger.info({ migrations: applied }, "applied database migrations");
-  const upkeep = db.kind === "pglite" ? startEmbeddedUpkeep(db.sql, logger, config.EMBEDDED_UPKEEP_INTERVAL_S * 1000) : null;
-  const redis = config.REDIS_URL
-    ? new Redis(config.REDIS_URL, {
-        maxRetriesPerRequest: 3,
-        enableOfflineQueue: false,
-        // A Redis that stops answering must not hang requests: the rate limiter falls back to memory.
-        commandTimeout: 1_000,
-      })
-    : null;
+  const upkeep = keep(
+    "upkeep",
+    db.kind === "pglite" ? startEmbeddedUpkeep(db.sql, logger, config.EMBEDDED_UPKEEP_INTERVAL_S * 1000) : null,
+  );
+  const redis = keep(
+    "redis",
+    config.REDIS_URL
+      ? new Redis(config.REDIS_URL, {
+          maxRetriesPerRequest: 3,
+          enableOfflineQueue: false,
+          // A Redis that stops answering must not hang requests: the rate limiter falls back to memory.
+          commandTimeout: 1_000,
+        })
+      : null,
+  );
   // Without a listener, ioredis reports a lost connection as an unhandled error, which ends the process.
   redis?.on("error", (err) => logger.warn({ err }, "Redis connection failed"));
-  const realtime = createRealtimeBus(config.REDIS_URL, logger);
-  const tenants = new TenantCache({ db, realtime, logger });
+  const realtime = keep("realtime", createRealtimeBus(config.REDIS_URL, logger));
+  const tenants = keep("tenants", new TenantCache({ db, realtime, logger }));
   tenants.start();
   const loginThrottle = new LoginThrottle(redis, config);
   const secrets = new SecretBox(loadSecretsKey(config.SECRETS_KEY, config.DATA_DIR));
   const jobs = new JobQueue(db, realtime.pubsub, logger);
   if (db.kind === "pglite") await jobs.releaseAbandoned();
-  const events = new EventOutbox({ pubsub: realtime.pubsub, jobs, config, logger });
+  const events = keep("events", new EventOutbox({ pubsub: realtime.pubsub, jobs, config, logger }));
   events.start();
   const metrics = createMetrics(() => jobs);
-  const trainer = new ModelTrainer();
+  const trainer = keep("trainer", new ModelTrainer());
   const intents = new TenantIntentModels({ db, tenants, logger }, trainer);
-  const faqEntries = new FaqEntryModels({ db, realtime, logger }, trainer);
+  const faqEntries = keep("faqEntries", new FaqEntryModels({ db, realtime, logger }, trainer));
   faqEntries.start();
   const engine: Engine = config.OPENAI_API_KEY ? OpenAIEngine.fromConfig(config) : new LocalEngine();
   const embedder = createEmbedder(config);
   // Tenants' graphs are saved beside the embedded database, so that a restart loads them (DESIGN §5).
-  const vectors = await createVectorIndex({ db, realtime, logger }, config, { snapshotDir: `${config.DATA_DIR}/vector-index` });
+  const vectors = keep(
+    "vectors",
+    await createVectorIndex({ db, realtime, logger }, config, { snapshotDir: `${config.DATA_DIR}/vector-index` }),
+  );
   await vectors.start();
   // Retrieval re-ranks with it: learnt now, at start, rather than by the first customer's request.
   bankingLexicon();
@@ -124,17 +157,20 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   warmTokenizer();
   await warmMeaning(logger);
   logger.info({ engine: engine.name, embedder: embedder.name, vectorIndex: vectors.kind }, "AI services ready");
-  const egress = new Egress({ allowCidrs: config.EGRESS_ALLOW_CIDRS });
-  const reader = new DocumentReader({
-    threads: config.EXTRACT_THREADS,
-    timeoutMs: config.EXTRACT_TIMEOUT_MS,
-    maxHeapMb: config.EXTRACT_MAX_HEAP_MB,
-    limits: {
-      maxChars: config.EXTRACT_MAX_CHARS,
-      maxPages: config.EXTRACT_MAX_PAGES,
-      maxDecompressedBytes: config.EXTRACT_MAX_DECOMPRESSED_MB * 1024 * 1024,
-    },
-  });
+  const egress = keep("egress", new Egress({ allowCidrs: config.EGRESS_ALLOW_CIDRS }));
+  const reader = keep(
+    "reader",
+    new DocumentReader({
+      threads: config.EXTRACT_THREADS,
+      timeoutMs: config.EXTRACT_TIMEOUT_MS,
+      maxHeapMb: config.EXTRACT_MAX_HEAP_MB,
+      limits: {
+        maxChars: config.EXTRACT_MAX_CHARS,
+        maxPages: config.EXTRACT_MAX_PAGES,
+        maxDecompressedBytes: config.EXTRACT_MAX_DECOMPRESSED_MB * 1024 * 1024,
+      },
+    }),
+  );
   const shutdown = new AbortController();
   // One listener per open chat stream: many at once are expected, not a leak.
   setMaxListeners(0, shutdown.signal);
@@ -167,19 +203,24 @@ export async function createServices(config: Config, overrides: ServiceOverrides
 
 export async function closeServices(services: Services): Promise<void> {
   services.shutdown.abort();
+  await closeParts(services);
+}
+
+/** Stops what is there of the services, in the order that lets each finish with what it uses. */
+async function closeParts(parts: Partial<Services>): Promise<void> {
   // The database closes whatever the steps before it met: the embedded one's lock would otherwise refuse the next start.
   try {
-    await services.upkeep?.stop();
-    await services.events.stop();
-    await services.vectors.stop();
-    await services.reader.close();
-    await services.egress.close();
-    await services.faqEntries.stop();
-    await services.trainer.close();
-    await services.tenants.stop();
-    await services.realtime.close();
-    services.redis?.disconnect();
+    await parts.upkeep?.stop();
+    await parts.events?.stop();
+    await parts.vectors?.stop();
+    await parts.reader?.close();
+    await parts.egress?.close();
+    await parts.faqEntries?.stop();
+    await parts.trainer?.close();
+    await parts.tenants?.stop();
+    await parts.realtime?.close();
+    parts.redis?.disconnect();
   } finally {
-    await services.db.close();
+    await parts.db?.close();
   }
 }
