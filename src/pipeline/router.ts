@@ -116,7 +116,9 @@ function decide(conversation: ConversationRow, intent: Intent): Decision {
  */
 export async function routeInbound(services: Services, msg: InboundMessage): Promise<Routed> {
   const earlier = await storedDelivery(services, msg);
-  if (earlier?.answered) return { duplicate: true, conversation: earlier.conversation, customerMessage: earlier.message };
+  if (earlier && (await hasReply(services, earlier.message))) {
+    return { duplicate: true, conversation: earlier.conversation, customerMessage: earlier.message };
+  }
   const found = earlier?.conversation ?? (await findConversation(services, msg));
   const intent = await classifyIntent(services, msg.tenantId, msg.text);
   const stored = earlier
@@ -133,11 +135,11 @@ export async function routeInbound(services: Services, msg: InboundMessage): Pro
   };
 }
 
-/** The provider's message as stored by an earlier delivery, with whether it has its reply. */
+/** The provider's message as stored by an earlier delivery, with its conversation. */
 async function storedDelivery(
   services: Services,
   msg: InboundMessage,
-): Promise<{ message: MessageRow; conversation: ConversationRow; answered: boolean } | null> {
+): Promise<{ message: MessageRow; conversation: ConversationRow } | null> {
   if (!msg.providerMessageId) return null;
   const found = await services.db.prisma.message.findFirst({
     where: { tenantId: msg.tenantId, providerMessageId: msg.providerMessageId },
@@ -145,8 +147,11 @@ async function storedDelivery(
   });
   if (!found) return null;
   const { conversation, ...message } = found;
-  const reply = await services.db.prisma.message.findUnique({ where: { replyTo: message.id }, select: { id: true } });
-  return { message, conversation, answered: reply !== null };
+  return { message, conversation };
+}
+
+async function hasReply(services: Services, message: MessageRow): Promise<boolean> {
+  return (await services.db.prisma.message.findUnique({ where: { replyTo: message.id }, select: { id: true } })) !== null;
 }
 
 /** "Yes please" after the assistant offered a person hands over at once; "no thanks" is acknowledged. */
