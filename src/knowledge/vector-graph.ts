@@ -56,7 +56,7 @@ const rescoreFactor = 4;
  * breadth growing with the logarithm of the size keeps recall@20 at 0.99 from 2,000 to 10,000 chunks, 0.977 at
  * 100,000, for two thirds of the search's time at 10,000 (test/bench/README.md).
  */
-export const searchBreadth = (size: number) => Math.round(96 * Math.log10(Math.max(size, 1_000)) - 224);
+const searchBreadth = (size: number) => Math.round(96 * Math.log10(Math.max(size, 1_000)) - 224);
 
 const squaredLength = (v: Float32Array) => v.reduce((sum, x) => sum + x * x, 0);
 
