@@ -55,6 +55,8 @@ export interface Answer {
   /** Answered from the context (false: "I don't know", offered a human). */
   grounded: boolean;
   sources: AnswerSource[];
+  /** With no answer: the tenant's FAQ questions the customer may have meant, offered in the reply, best first. */
+  suggestions?: string[];
 }
 
 export interface Engine {

@@ -305,7 +305,11 @@ async function aiReply(
       channel: msg.channel,
       role: "assistant",
       content: answer.text,
-      metadata: { ...metadata, grounded: answer.grounded } as unknown as Prisma.InputJsonObject,
+      metadata: {
+        ...metadata,
+        grounded: answer.grounded,
+        ...(answer.suggestions ? { suggestions: answer.suggestions } : {}),
+      } as unknown as Prisma.InputJsonObject,
       replyTo: customerMessage.id,
     }),
   );

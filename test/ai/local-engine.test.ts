@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AnswerInput, ChannelStyle, ContextChunk } from "../../src/ai/engine.js";
-import { dontKnow, LocalEngine } from "../../src/ai/local.js";
+import { declineWith, dontKnow, LocalEngine } from "../../src/ai/local.js";
+import { countTokens } from "../../src/knowledge/chunk.js";
 
 const chatapp: ChannelStyle = { channel: "chatapp", maxTokens: 500, plainText: true, hint: "Chat app: short paragraphs." };
 
@@ -212,5 +213,41 @@ describe("a chunk's sentences, read once for every question that retrieves it", 
 
     expect((await engine.answer(ask(question, [underHours(2)]))).text).toBe(dontKnow);
     expect((await engine.answer(ask(question, [underTravelCard(2)]))).text).toMatch(/^We replace it free of charge/);
+  });
+});
+
+describe("when the offline engine declines", () => {
+  const engine = new LocalEngine();
+  // FAQ entries as src/knowledge/faq.ts stores them: the question heads the chunk and ends its title.
+  const unit = (id: string, question: string, answer: string, similarity: number) =>
+    chunk(id, "Bank FAQ", `${question}\n${answer}`, similarity, `Bank FAQ › ${question}`);
+  const context = [
+    unit("src_atm", "How much can I withdraw from an ATM per day?", "The daily ATM withdrawal limit is 1,000 EUR.", 0.3),
+    unit("src_tap", "What is the contactless payment limit?", "Each contactless payment can be up to 50 EUR.", 0.25),
+    unit("src_pin", "How do I reset my PIN?", "Open the app, go to Cards > Security and choose Reset PIN.", 0.2),
+    unit("src_fee", "Is there a monthly fee for the current account?", "It is free under 26, otherwise 4 EUR a month.", 0.2),
+  ];
+  const question = "the limit for taking cash out";
+
+  it("lists the FAQ questions the customer may have meant, likeliest first, and still offers a person", async () => {
+    const answer = await engine.answer(ask(question, context));
+    expect(answer.grounded).toBe(false);
+    expect(answer.suggestions?.[0]).toBe("How much can I withdraw from an ATM per day?");
+    expect(answer.suggestions!.length).toBeLessThanOrEqual(3);
+    expect(answer.text).toBe(declineWith(answer.suggestions!));
+    expect(answer.text).toMatch(/^I'm not sure about that\. Did you mean one of these\?\n- How much can I withdraw/);
+    expect(answer.text).toMatch(/connect you with one of our team\?$/);
+    expect(answer.sources).toEqual([]);
+  });
+
+  it("lists only what the channel's cap leaves room for, and none of an unrelated FAQ", async () => {
+    const full = await engine.answer(ask(question, context));
+    const tight = { ...chatapp, maxTokens: countTokens(declineWith(full.suggestions!.slice(0, 1))) };
+    expect((await engine.answer(ask(question, context, tight))).suggestions).toEqual(full.suggestions!.slice(0, 1));
+    const none = { ...chatapp, maxTokens: countTokens(dontKnow) };
+    const bare = await engine.answer(ask(question, context, none));
+    expect(bare.text).toBe(dontKnow);
+    expect(bare.suggestions).toBeUndefined();
+    expect((await engine.answer(ask("What is the weather in Paris tomorrow?", context))).text).toBe(dontKnow);
   });
 });

@@ -76,4 +76,21 @@ describe("the offline engine answers a new bank's customers from its FAQ", () =>
     expect(res.body.results[0].title).toBe("Bank FAQ › What is the contactless payment limit?");
     expect(res.body.results[0].score).toBeGreaterThan(res.body.results[1].score);
   });
+
+  it("declines a question it cannot place with the FAQ questions the customer may have meant, kept with the reply", async () => {
+    const res = await app.request("/api/chat", { key, body: { message: "the limit for taking cash out" } });
+    expect(res.status).toBe(200);
+    expect(res.body.metadata.agentType).toBe("fallback");
+    expect(res.body.response).toContain("Did you mean one of these?\n- How much can I withdraw from an ATM per day?");
+    expect(res.body.response).toMatch(/connect you with one of our team\?$/);
+    const stored = await app.request(`/api/conversations/${res.body.conversationId}/messages`, { key });
+    const reply = stored.body.messages.find(
+      (m: { role: string; metadata: { grounded?: boolean } }) => m.role === "assistant" && m.metadata.grounded === false,
+    );
+    expect(reply.metadata.suggestions[0]).toBe("How much can I withdraw from an ATM per day?");
+    expect(reply.content).toContain(`- ${reply.metadata.suggestions.at(-1)}`);
+    // The reply still offers a person: "yes please" takes it.
+    const yes = await app.request("/api/chat", { key, body: { message: "yes please", conversationId: res.body.conversationId } });
+    expect(yes.body.metadata.agentType).toBe("handoff");
+  });
 });
