@@ -27,11 +27,14 @@ export const dontKnow = "I'm not sure about that. Would you like me to connect y
 const suggestionFloor = 0.3;
 const maxSuggestions = 3;
 
-/** "I'm not sure", the FAQ questions the customer may have meant, and the offer of a person. */
+/**
+ * "I'm not sure", the FAQ questions the customer may have meant, numbered (a reply of just the number asks it:
+ * src/conversations/offer.ts, `pickedSuggestion`), and the offer of a person.
+ */
 export function declineWith(suggestions: string[]): string {
   if (!suggestions.length) return dontKnow;
-  const listed = suggestions.map((q) => `- ${q}`).join("\n");
-  return `I'm not sure about that. Did you mean one of these?\n${listed}\nOr would you like me to connect you with one of our team?`;
+  const listed = suggestions.map((q, i) => `${i + 1}. ${q}`).join("\n");
+  return `I'm not sure about that. Did you mean one of these? Reply with its number.\n${listed}\nOr would you like me to connect you with one of our team?`;
 }
 
 // Text addressed to the assistant rather than to a customer: never an answer, whatever it matches.

@@ -43,6 +43,20 @@ export function answerToOffer(text: string): OfferAnswer | null {
   return null;
 }
 
+/** The metadata of the assistant's last reply in the conversation, before the message just stored. */
+async function lastReplyMetadata(
+  services: Services,
+  conversation: { id: string; tenantId: string },
+  excludeMessageId: string,
+): Promise<Prisma.JsonObject> {
+  const last = await services.db.prisma.message.findFirst({
+    where: { tenantId: conversation.tenantId, conversationId: conversation.id, role: "assistant", id: { not: excludeMessageId } },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    select: { metadata: true },
+  });
+  return (last?.metadata ?? {}) as Prisma.JsonObject;
+}
+
 /**
  * Whether the assistant's last reply in the conversation offered a person: it could not answer (grounded false, which
  * every engine records, whatever words it used to offer).
@@ -52,11 +66,25 @@ export async function offeredPerson(
   conversation: { id: string; tenantId: string },
   excludeMessageId: string,
 ): Promise<boolean> {
-  const last = await services.db.prisma.message.findFirst({
-    where: { tenantId: conversation.tenantId, conversationId: conversation.id, role: "assistant", id: { not: excludeMessageId } },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    select: { metadata: true },
-  });
-  const metadata = (last?.metadata ?? {}) as Prisma.JsonObject;
+  const metadata = await lastReplyMetadata(services, conversation, excludeMessageId);
   return metadata.grounded === false && metadata.agentType === "fallback";
+}
+
+// "2", "2.", "#2", "number 2", "option 2": a message that is nothing but the number of one of the listed questions.
+const pickedNumber = /^\s*(?:(?:number|option|no\.?|#)\s*)?([1-9])\s*[.)!]?\s*$/i;
+
+/**
+ * The question the customer picked by its number from those the assistant's last reply listed when it could not
+ * answer (`suggestions` of its metadata, src/ai/local.ts), or null: any other message is read as it is.
+ */
+export async function pickedSuggestion(
+  services: Services,
+  conversation: { id: string; tenantId: string },
+  message: { id: string; content: string },
+): Promise<string | null> {
+  const picked = pickedNumber.exec(message.content);
+  if (!picked) return null;
+  const { suggestions } = await lastReplyMetadata(services, conversation, message.id);
+  const listed = Array.isArray(suggestions) ? suggestions[Number(picked[1]) - 1] : undefined;
+  return typeof listed === "string" ? listed : null;
 }

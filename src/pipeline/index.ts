@@ -3,6 +3,7 @@ import { EngineError } from "../ai/engine.js";
 import { AlreadyAnswered } from "../conversations/append-message.js";
 import { discloseAtStart } from "../conversations/disclosure.js";
 import { escalateConversation } from "../conversations/escalate.js";
+import { pickedSuggestion } from "../conversations/offer.js";
 import { acknowledgeWaiting, waitingNoticeMetadata } from "../conversations/waiting.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
 import { newId } from "../db/ids.js";
@@ -252,23 +253,27 @@ async function aiReply(
     return { ...base, reply: { id: notice.messageId, text: notice.text, metadata }, handledBy };
   }
 
+  // "2" after a reply that listed questions asks the second of them: that question is searched and answered.
+  const picked = conversation.messageCount > 0 ? await pickedSuggestion(services, conversation, customerMessage) : null;
+  const asked = picked ? { ...msg, text: picked } : msg;
+  const known = picked ? searchAhead(services, asked) : ahead;
   const replyId = newId("msg");
   hooks.onStart?.({ conversationId: conversation.id, messageId: replyId });
-  const settings = await ahead.settings;
+  const settings = await known.settings;
   const retrieved = await timed(services, took, "retriever", msg.channel, () =>
     retrieve(services, {
       tenantId: msg.tenantId,
       conversationId: conversation.id,
       customerMessageId: customerMessage.id,
       earlierMessages: conversation.messageCount,
-      knowledge: ahead.knowledge,
+      knowledge: known.knowledge,
     }),
   );
   let streamed = "";
   let answer: Answer;
   try {
     answer = await timed(services, took, "engine", msg.channel, () =>
-      services.engine.answer(answerInput(settings, msg, retrieved, hooks.signal), (text) => {
+      services.engine.answer(answerInput(settings, asked, retrieved, hooks.signal), (text) => {
         streamed += text;
         hooks.onDelta?.(text);
       }),

@@ -235,7 +235,9 @@ describe("when the offline engine declines", () => {
     expect(answer.suggestions?.[0]).toBe("How much can I withdraw from an ATM per day?");
     expect(answer.suggestions!.length).toBeLessThanOrEqual(3);
     expect(answer.text).toBe(declineWith(answer.suggestions!));
-    expect(answer.text).toMatch(/^I'm not sure about that\. Did you mean one of these\?\n- How much can I withdraw/);
+    expect(answer.text).toMatch(
+      /^I'm not sure about that\. Did you mean one of these\? Reply with its number\.\n1\. How much can I withdraw/,
+    );
     expect(answer.text).toMatch(/connect you with one of our team\?$/);
     expect(answer.sources).toEqual([]);
   });

@@ -81,16 +81,31 @@ describe("the offline engine answers a new bank's customers from its FAQ", () =>
     const res = await app.request("/api/chat", { key, body: { message: "the limit for taking cash out" } });
     expect(res.status).toBe(200);
     expect(res.body.metadata.agentType).toBe("fallback");
-    expect(res.body.response).toContain("Did you mean one of these?\n- How much can I withdraw from an ATM per day?");
+    expect(res.body.response).toContain(
+      "Did you mean one of these? Reply with its number.\n1. How much can I withdraw from an ATM per day?",
+    );
     expect(res.body.response).toMatch(/connect you with one of our team\?$/);
     const stored = await app.request(`/api/conversations/${res.body.conversationId}/messages`, { key });
     const reply = stored.body.messages.find(
       (m: { role: string; metadata: { grounded?: boolean } }) => m.role === "assistant" && m.metadata.grounded === false,
     );
     expect(reply.metadata.suggestions[0]).toBe("How much can I withdraw from an ATM per day?");
-    expect(reply.content).toContain(`- ${reply.metadata.suggestions.at(-1)}`);
-    // The reply still offers a person: "yes please" takes it.
-    const yes = await app.request("/api/chat", { key, body: { message: "yes please", conversationId: res.body.conversationId } });
-    expect(yes.body.metadata.agentType).toBe("handoff");
+    expect(reply.content).toContain(`${reply.metadata.suggestions.length}. ${reply.metadata.suggestions.at(-1)}`);
+    const next = (message: string) =>
+      app.request("/api/chat", { key, body: { message, conversationId: res.body.conversationId } });
+    // Its number asks the question it names, answered as if the customer had written it.
+    const picked = await next("1");
+    expect(picked.body.response).toContain("The daily ATM withdrawal limit is 1,000 EUR.");
+    expect(picked.body.metadata.agentType).not.toMatch(/fallback|handoff/);
+    // A number after an answer is a message like any other.
+    expect((await next("1")).body.response).not.toContain("1,000 EUR");
+  });
+
+  it('hands a customer who was listed questions over on "yes please", and reads a number past the list as a message', async () => {
+    const res = await app.request("/api/chat", { key, body: { message: "the limit for taking cash out" } });
+    const next = (message: string) =>
+      app.request("/api/chat", { key, body: { message, conversationId: res.body.conversationId } });
+    expect((await next("9")).body.metadata.agentType).toBe("fallback");
+    expect((await next("yes please")).body.metadata.agentType).toBe("handoff");
   });
 });
