@@ -77,6 +77,8 @@ export interface CaseResult {
   rank: number | null;
   reply: string;
   outcome: Outcome;
+  /** Declined, with the case's FAQ question among the questions the reply lists (the customer's next message: its number). */
+  listed: boolean;
 }
 
 /** Each question in a conversation of its own, through `/api/knowledge` (ranking) and `/api/chat` (the reply). */
@@ -100,7 +102,8 @@ export async function evaluateAnswerSet(app: TestApp, apiKey: string, set: Answe
           : item.expect === "answer" && containsAll(reply, item.mustContain ?? [])
             ? "right"
             : "wrong";
-    results.push({ case: item, rank: index >= 0 ? index + 1 : null, reply, outcome });
+    const listed = outcome === "declined" && item.faq !== undefined && folded(reply).includes(folded(item.faq));
+    results.push({ case: item, rank: index >= 0 ? index + 1 : null, reply, outcome, listed });
   }
   return results;
 }
@@ -112,6 +115,8 @@ export interface AnswerScores {
   hitAt5: number;
   right: number;
   declined: number;
+  /** Declined with the right FAQ question listed, among the answerable questions. */
+  listed: number;
   handedOff: number;
   /** Wrong answers per answer given (to answerable and unanswerable questions alike). */
   wrongPerAnswered: number;
@@ -131,6 +136,7 @@ export function scoreAnswers(results: CaseResult[]): AnswerScores {
     hitAt5: share(answerable.filter((r) => r.rank !== null).length, answerable.length),
     right: share(count(answerable, "right"), answerable.length),
     declined: share(count(answerable, "declined"), answerable.length),
+    listed: share(answerable.filter((r) => r.listed).length, answerable.length),
     handedOff: share(count(answerable, "handed off"), answerable.length),
     wrongPerAnswered: share(count(answerable, "wrong") + count(unanswerable, "wrong"), answered),
     unanswerableDeclined: share(unanswerable.length - count(unanswerable, "wrong"), unanswerable.length),
