@@ -22,7 +22,7 @@ export interface LocalEngineOptions {
 export const dontKnow = "I'm not sure about that. Would you like me to connect you with one of our team?";
 
 // When it declines, the engine lists the FAQ questions the customer may have meant: on the development banks the right
-// one is among three for 67-84 % of the answerable questions it declines (test/bench/README.md, answers). Below this
+// one is among three for 65-86 % of the answerable questions it declines (test/bench/README.md, answers). Below this
 // probability an entry is too unlike the question to offer.
 const suggestionFloor = 0.3;
 const maxSuggestions = 3;
