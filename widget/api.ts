@@ -18,6 +18,8 @@ export interface ChatMessage {
   content: string;
   /** `disclosure`, `survey`, or null for an ordinary message. */
   kind?: string | null;
+  /** The FAQ questions an assistant's decline lists: the visitor may pick one. */
+  suggestions?: string[];
 }
 
 export interface InitResult {
@@ -31,6 +33,7 @@ export interface Reply {
   response: string;
   conversationId: string;
   messageId: string | null;
+  metadata?: { suggestions?: string[] };
 }
 
 /** Why a request failed, as the visitor is told: each kind has its own message and its own retry. */

@@ -59,6 +59,13 @@ export function startWidget(options: { base: string; token: string; position?: P
       known.confirmed = true;
     }
     offerFeedback(message.id, message);
+    offerSuggestions(message.id, message.suggestions);
+  }
+
+  /** The questions a decline lists, as buttons that ask them; only the latest message keeps them (ChatView). */
+  function offerSuggestions(id: string, questions: string[] | undefined): void {
+    const on = shown.get(id);
+    if (on && questions?.length) view.offerSuggestions(on, questions);
   }
 
   /** Thumbs under the AI's answers; the answers 1 to 5 under the satisfaction question. */
@@ -168,6 +175,7 @@ export function startWidget(options: { base: string; token: string; position?: P
           if (!streamed.confirmed) view.write(streamed, done.response);
           view.announce("assistant", streamed.text);
         }
+        offerSuggestions(done.messageId, done.metadata?.suggestions);
       }
     } catch (error) {
       // Refused before it reached the conversation: the visitor gets their text back to send again.

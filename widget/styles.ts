@@ -65,6 +65,12 @@ h2 { flex: 1; margin: 0; font-size: 17px; font-weight: 600; }
   background: transparent; color: inherit; font-size: 14px;
 }
 .choices button[aria-pressed="true"] { background: var(--pw-primary); color: var(--pw-on-primary); border-color: transparent; }
+.suggestions { display: flex; flex-direction: column; align-items: flex-start; gap: 4px; margin: 6px 0 0 2px; }
+.suggestions button {
+  max-width: 100%; padding: 6px 10px; border-radius: 12px; border: 1px solid var(--pw-primary);
+  background: transparent; color: inherit; font: inherit; font-size: 14px; text-align: left; cursor: pointer;
+}
+.suggestions button:hover { background: var(--pw-primary); color: var(--pw-on-primary); }
 .typing { padding: 0 18px 8px; }
 .dots { display: inline-flex; gap: 4px; padding: 10px 13px; border-radius: 14px; background: rgba(127, 127, 127, .13); }
 .dots i { width: 7px; height: 7px; border-radius: 50%; background: currentColor; opacity: .4; animation: pw-blink 1.2s infinite; }

@@ -223,8 +223,12 @@ export class ChatView {
     this.list.textContent = "";
   }
 
-  /** Adds a message at the end; a `live` one (not history) is read out, and counted as unread while the panel is closed. */
+  /**
+   * Adds a message at the end; a `live` one (not history) is read out, and counted as unread while the panel is closed.
+   * Questions offered under an earlier message are taken away: the conversation has moved on.
+   */
   add(message: Pick<ChatMessage, "role" | "content">, live = false): Shown {
+    for (const offered of this.list.querySelectorAll(".suggestions")) offered.remove();
     const bubble = el("div", { class: "bubble" });
     // The service's notices (role system) read as the assistant's.
     const node = el("li", { class: `msg ${message.role === "system" ? "assistant" : message.role}` });
@@ -261,6 +265,21 @@ export class ChatView {
     this.choiceGroup(shown, "survey", "Your satisfaction, from 1 (not at all) to 5 (very satisfied)", choices, (choice) =>
       this.events.score(choice.score),
     );
+  }
+
+  /** The questions a decline lists, under it while it is the latest message: choosing one sends it. */
+  offerSuggestions(shown: Shown, questions: readonly string[]): void {
+    if (shown.node !== this.list.lastElementChild || shown.node.querySelector(".suggestions")) return;
+    const group = el("div", { class: "suggestions", role: "group", "aria-label": "Questions you may have meant" });
+    for (const question of questions) {
+      const button = el("button", { type: "button" }, question);
+      button.addEventListener("click", () => {
+        if (!this.sendButton.disabled) this.events.send(question);
+      });
+      group.append(button);
+    }
+    shown.node.append(group);
+    this.scrollToEnd();
   }
 
   /** A row of toggle buttons under a message (once): choosing one presses it and releases the others. */

@@ -41,6 +41,8 @@ export interface VisitorMessage {
   content: string;
   /** What an assistant message is besides an answer: `disclosure` (the AI disclosure), `survey` (a satisfaction question). */
   kind: string | null;
+  /** The FAQ questions an assistant's decline lists (src/ai/local.ts), offered as buttons; else empty. */
+  suggestions: string[];
   created_at: string;
 }
 
@@ -53,12 +55,13 @@ export function visitorMessage(row: {
   metadata: unknown;
   createdAt: Date;
 }): VisitorMessage {
-  const kind = (row.metadata as { kind?: unknown } | null)?.kind;
+  const { kind, suggestions } = (row.metadata ?? {}) as { kind?: unknown; suggestions?: unknown };
   return {
     id: row.id,
     role: row.role,
     content: row.content,
     kind: typeof kind === "string" ? kind : null,
+    suggestions: Array.isArray(suggestions) ? suggestions.filter((q): q is string => typeof q === "string") : [],
     created_at: row.createdAt.toISOString(),
   };
 }

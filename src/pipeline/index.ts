@@ -23,6 +23,8 @@ export interface ReplyMetadata {
   agentType: string;
   tokensUsed: number;
   sources: Answer["sources"];
+  /** The FAQ questions a decline lists, by number (src/ai/local.ts): a surface may offer them as buttons. */
+  suggestions?: string[];
 }
 
 export interface PipelineResult {
@@ -84,13 +86,18 @@ async function recordGrounding(
   return streak >= limit;
 }
 
-function metadataOf(intent: Intent, agentType: string, answer: Pick<Answer, "tokensUsed" | "sources">): ReplyMetadata {
+function metadataOf(
+  intent: Intent,
+  agentType: string,
+  answer: Pick<Answer, "tokensUsed" | "sources" | "suggestions">,
+): ReplyMetadata {
   return {
     intent: intent.intent,
     confidence: intent.confidence,
     agentType,
     tokensUsed: answer.tokensUsed,
     sources: answer.sources,
+    ...(answer.suggestions ? { suggestions: answer.suggestions } : {}),
   };
 }
 
@@ -310,11 +317,7 @@ async function aiReply(
       channel: msg.channel,
       role: "assistant",
       content: answer.text,
-      metadata: {
-        ...metadata,
-        grounded: answer.grounded,
-        ...(answer.suggestions ? { suggestions: answer.suggestions } : {}),
-      } as unknown as Prisma.InputJsonObject,
+      metadata: { ...metadata, grounded: answer.grounded } as unknown as Prisma.InputJsonObject,
       replyTo: customerMessage.id,
     }),
   );

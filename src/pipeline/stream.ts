@@ -71,7 +71,7 @@ export interface ChatReplyShape {
   conversationId: string;
   /** Null when nothing was said back: the team has the message, and the customer was told so earlier in this wait. */
   messageId: string | null;
-  metadata: ReplyMetadata;
+  metadata: Required<ReplyMetadata>;
   handledBy: ChatHandler;
 }
 
@@ -97,7 +97,10 @@ export function replyOf(result: PipelineResult, disclosure: DisclosureDelivery):
     response: disclosure === "inline" && result.reply ? withDisclosure(result.disclosure ?? null, text) : text,
     conversationId: result.conversationId,
     messageId: result.reply?.id ?? null,
-    metadata: result.reply?.metadata ?? { intent: "none", confidence: 0, agentType: "human", tokensUsed: 0, sources: [] },
+    metadata: {
+      suggestions: [],
+      ...(result.reply?.metadata ?? { intent: "none", confidence: 0, agentType: "human", tokensUsed: 0, sources: [] }),
+    },
     handledBy: result.handledBy === "human" || result.handledBy === "escalated" ? "team" : "ai",
   };
 }

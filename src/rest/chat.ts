@@ -26,6 +26,7 @@ export const ChatReply = z.object({
         similarity: z.number(),
       }),
     ),
+    suggestions: z.array(z.string()).describe("the FAQ questions a decline lists, numbered in the response; else empty"),
   }),
   // Beyond the spec's fields: who answers the message, the AI or the bank's team.
   handledBy: z.enum(["ai", "team"]),

@@ -34,6 +34,9 @@ const VisitorMessage = z.object({
   role: z.enum(["customer", "assistant", "agent", "system"]),
   content: z.string(),
   kind: z.string().nullable().describe("disclosure (the AI disclosure), survey (the satisfaction question), or null"),
+  suggestions: z
+    .array(z.string())
+    .describe("the FAQ questions an assistant's decline lists, numbered in its content; else empty"),
   created_at: z.string(),
 });
 
@@ -164,7 +167,10 @@ export function widgetRoutes(services: Services, limits: RateLimits): RestRoute[
       auth: "self",
       summary: `The replies of the visitor's conversation as they are stored (an agent's too), as server-sent "message" events: the latest ones first, then live (${widgetAuth}, X-Widget-Visitor)`,
       query: z.object({ conversation_id: z.string().describe("the visitor's conversation") }),
-      response: { status: 200, description: "An event stream of message events {id, role, content, created_at}" },
+      response: {
+        status: 200,
+        description: "An event stream of message events {id, role, content, kind, suggestions, created_at}",
+      },
       errors: [401, 403, 404, 422, 429],
       async handle(req, res) {
         const { db } = await authenticateWidget(services, limits, req, res);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../src/db/ids.js";
 import { deliverReply } from "../../src/pipeline/deliver.js";
 import type { Services } from "../../src/services.js";
+import { newBankFaq } from "../fixtures/new-bank-faq.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { hasChromium, launchChromium, skipReason } from "../helpers/chromium.js";
 import { testTempDir } from "../helpers/temp.js";
@@ -84,6 +85,24 @@ const focusedInWidget = (page: Page) =>
     return active ? `${active.tagName.toLowerCase()}.${active.className}` : null;
   });
 
+/** The tenant's widget channel, allowed on the bank's page (`localhost`), and a token for its script tag. */
+async function embed(apiKey: string, title: string): Promise<string> {
+  const channel = await app.request("/api/tenant/channels/widget", {
+    method: "PUT",
+    key: apiKey,
+    body: {
+      settings: {
+        allowed_origins: [`http://localhost:${hostPort}`],
+        title,
+        greeting: "Hello! How can we help?",
+        primary_color: "#0d6b4f",
+      },
+    },
+  });
+  expect(channel.status).toBe(201);
+  return (await app.request("/api/widget/tokens", { key: apiKey, body: {} })).body.token;
+}
+
 beforeAll(async () => {
   if (!hasChromium) return;
   mkdirSync(artifacts, { recursive: true });
@@ -107,20 +126,7 @@ beforeAll(async () => {
   }).listen(0, "127.0.0.1");
   await new Promise((resolve) => host.once("listening", resolve));
   hostPort = (host.address() as AddressInfo).port;
-  const channel = await app.request("/api/tenant/channels/widget", {
-    method: "PUT",
-    key: tenant.apiKey,
-    body: {
-      settings: {
-        allowed_origins: [`http://localhost:${hostPort}`],
-        title: "Example Bank",
-        greeting: "Hello! How can we help?",
-        primary_color: "#0d6b4f",
-      },
-    },
-  });
-  expect(channel.status).toBe(201);
-  token = (await app.request("/api/widget/tokens", { key: tenant.apiKey, body: {} })).body.token;
+  token = await embed(tenant.apiKey, "Example Bank");
   profile = testTempDir("parley-chromium");
   browser = await launchChromium(profile, [], { width: 1280, height: 800 });
 });
@@ -308,6 +314,45 @@ describe.skipIf(!hasChromium)(`the widget in Chromium${skipReason}`, () => {
     await browser.setOffline(false);
     await notice.waitFor({ state: "hidden" });
     await page.close();
+  });
+
+  it("offers the questions of a decline as buttons that ask them, after a reload too, and takes them away once used", async () => {
+    const bank = await app.tenant("New Bank");
+    const faq = await app.request("/api/knowledge/sources", {
+      key: bank.apiKey,
+      body: { type: "manual", title: "Bank FAQ", content: newBankFaq },
+    });
+    expect(faq.status).toBe(201);
+    const visitor = await browser.newPage();
+    try {
+      await visitor.goto(bankPage("localhost", { token: await embed(bank.apiKey, "New Bank") }));
+      const { launcher, input, assistant, messages } = widget(visitor);
+      const offered = visitor.locator('parley-chat .suggestions[aria-label="Questions you may have meant"] button');
+      await launcher.click();
+      await input.fill("the limit for taking cash out");
+      await input.press("Enter");
+      await expect
+        .poll(() => offered.first().textContent(), { timeout: 10_000 })
+        .toBe("How much can I withdraw from an ATM per day?");
+      // The buttons name the questions the reply lists by number.
+      const listed = await offered.allTextContents();
+      const decline = (await assistant.last().textContent())!;
+      expect(decline).toContain(listed.map((question, i) => `${i + 1}. ${question}`).join("\n"));
+      // The conversation is kept: a reload offers them again under the same reply.
+      await visitor.reload();
+      await expect.poll(() => offered.allTextContents(), { timeout: 10_000 }).toEqual(listed);
+      await visitor.screenshot({ path: path.join(artifacts, "widget-suggestions.png") });
+      const before = await messages.count();
+      await offered.first().click();
+      await expect
+        .poll(() => assistant.last().textContent(), { timeout: 10_000 })
+        .toContain("The daily ATM withdrawal limit is 1,000 EUR.");
+      expect(await visitor.locator("parley-chat .msg.customer .bubble").last().textContent()).toBe(listed[0]);
+      expect(await messages.count()).toBe(before + 2);
+      expect(await offered.count()).toBe(0);
+    } finally {
+      await visitor.close();
+    }
   });
 
   it("fills a phone-width screen", async () => {

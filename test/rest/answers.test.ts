@@ -1,34 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dontKnow } from "../../src/ai/local.js";
 import { defaultDisclosure } from "../../src/conversations/disclosure.js";
+import { newBankFaq } from "../fixtures/new-bank-faq.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-
-// A new bank's FAQ, pasted as plain question lines with their answers, and questions worded the way customers write.
-const faq = `Frequently asked questions
-
-How much does an international transfer cost?
-Transfers to countries outside the SEPA area cost 15 EUR plus 0.5 % of the amount, capped at 50 EUR. Transfers within SEPA are free.
-
-What is the contactless payment limit?
-Each contactless payment can be up to 50 EUR. Above that, insert your card and enter your PIN.
-
-How do I replace a damaged card?
-Order a replacement card in the app under Cards > Replace. It arrives within 5 business days and is free of charge.
-
-Is there a monthly fee for the current account?
-The current account is free for customers under 26. Otherwise it costs 4 EUR per month.
-
-How do I reset my PIN?
-Open the app, go to Cards > Security and choose Reset PIN. You can also change it at any of our ATMs.
-
-What are your branch opening hours?
-Branches are open Monday to Friday from 9:00 to 17:00 and on Saturday from 9:00 to 13:00.
-
-How long does a SEPA transfer take?
-SEPA transfers arrive the next business day; instant transfers arrive within 10 seconds, up to 15,000 EUR.
-
-How much can I withdraw from an ATM per day?
-The daily ATM withdrawal limit is 1,000 EUR. You can change it in the app between 100 and 2,500 EUR.`;
 
 describe("the offline engine answers a new bank's customers from its FAQ", () => {
   let app: TestApp;
@@ -36,13 +10,16 @@ describe("the offline engine answers a new bank's customers from its FAQ", () =>
   const ask = async (message: string) => {
     const res = await app.request("/api/chat", { key, body: { message } });
     expect(res.status).toBe(200);
-    return res.body as { response: string; metadata: { intent: string; agentType: string } };
+    return res.body as { response: string; metadata: { intent: string; agentType: string; suggestions: string[] } };
   };
 
   beforeAll(async () => {
     app = await startTestApp();
     key = (await app.tenant("New Bank")).apiKey;
-    const added = await app.request("/api/knowledge/sources", { key, body: { type: "manual", title: "Bank FAQ", content: faq } });
+    const added = await app.request("/api/knowledge/sources", {
+      key,
+      body: { type: "manual", title: "Bank FAQ", content: newBankFaq },
+    });
     expect(added.status).toBe(201);
     expect(added.body.chunks).toBe(8);
   });
@@ -58,6 +35,7 @@ describe("the offline engine answers a new bank's customers from its FAQ", () =>
     for (const fact of facts) expect(reply.response).toContain(fact);
     expect(reply.response).toContain("(Source: Bank FAQ)");
     expect(reply.metadata.agentType).not.toMatch(/fallback|handoff/);
+    expect(reply.metadata.suggestions).toEqual([]);
   });
 
   it.each(["Do you offer crypto trading?", "What is the weather in Paris tomorrow?"])(
@@ -67,6 +45,7 @@ describe("the offline engine answers a new bank's customers from its FAQ", () =>
       // Each question starts a conversation, whose first reply follows the AI disclosure.
       expect(reply.response).toBe(`${defaultDisclosure("New Bank", {}, "api")}\n\n${dontKnow}`);
       expect(reply.metadata.agentType).toBe("fallback");
+      expect(reply.metadata.suggestions).toEqual([]);
     },
   );
 
@@ -90,6 +69,8 @@ describe("the offline engine answers a new bank's customers from its FAQ", () =>
       (m: { role: string; metadata: { grounded?: boolean } }) => m.role === "assistant" && m.metadata.grounded === false,
     );
     expect(reply.metadata.suggestions[0]).toBe("How much can I withdraw from an ATM per day?");
+    // The reply gives them too, for a surface that offers them as buttons.
+    expect(res.body.metadata.suggestions).toEqual(reply.metadata.suggestions);
     expect(reply.content).toContain(`${reply.metadata.suggestions.length}. ${reply.metadata.suggestions.at(-1)}`);
     const next = (message: string) =>
       app.request("/api/chat", { key, body: { message, conversationId: res.body.conversationId } });

@@ -330,6 +330,7 @@ describe("POST /api/v1/widget/message", () => {
       role: "customer",
       content: "How do I reset my card PIN?",
       kind: null,
+      suggestions: [],
       created_at: expect.any(String),
     });
     expect(res.body.messages[1]).toMatchObject({ kind: "disclosure", content: res.body.config.disclosure });
@@ -383,6 +384,7 @@ describe("POST /api/v1/widget/message", () => {
       role: "agent",
       content: "Hi, this is Sam from the cards team.",
       kind: null,
+      suggestions: [],
       created_at: expect.any(String),
     });
     expect(messages.some((m) => m.content.includes("member of our team"))).toBe(true);

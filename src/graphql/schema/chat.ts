@@ -20,13 +20,18 @@ const ChatSource = builder.objectRef<ReplyMetadata["sources"][number]>("ChatSour
   }),
 });
 
-const ChatMetadata = builder.objectRef<ReplyMetadata>("ChatMetadata").implement({
+const ChatMetadata = builder.objectRef<Required<ReplyMetadata>>("ChatMetadata").implement({
   fields: (t) => ({
     intent: t.exposeString("intent"),
     confidence: t.exposeFloat("confidence"),
     agentType: t.exposeString("agentType", { description: "faq, support, smalltalk, handoff, fallback (not grounded), human" }),
     tokensUsed: t.exposeInt("tokensUsed"),
     sources: t.field({ type: [ChatSource], resolve: (m) => m.sources }),
+    suggestions: t.stringList({
+      description:
+        "When the assistant cannot answer: the FAQ questions it lists, numbered in the reply; the customer sends a number or the question itself",
+      resolve: (m) => m.suggestions,
+    }),
   }),
 });
 
