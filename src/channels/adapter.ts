@@ -73,8 +73,16 @@ export interface WebhookEndpoint {
   tokenOf?(req: WebhookRequest): string | null;
   /** Whether the request was signed with this channel's secret (not called for token-routed endpoints). */
   verify?(req: WebhookRequest, channel: ConfiguredChannel): boolean;
-  /** The acknowledgement the provider expects (default: 200 `{"ok":true}`). */
-  ack?: { contentType: string; body: string };
+  /**
+   * The acknowledgement the provider expects (default: 200 `{"ok":true}`); a function where it depends on the
+   * request (Telegram takes a method call in the webhook's answer).
+   */
+  ack?: Acknowledgement | ((req: WebhookRequest) => Acknowledgement);
+}
+
+export interface Acknowledgement {
+  contentType: string;
+  body: string;
 }
 
 export interface SendContext<C> {
@@ -87,6 +95,8 @@ export interface OutboundMessage {
   /** The conversation's customer id: the address the channel replies to. */
   to: string;
   text: string;
+  /** The questions a decline lists by number (src/ai/local.ts), for a channel that can offer them as buttons. */
+  choices?: string[];
 }
 
 /** Everything that makes a channel type: its credentials, its reply format and how replies leave. */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { PermanentJobError } from "../jobs/queue.js";
 import type { ChannelAdapter, ChannelEvent, WebhookEndpoint, WebhookRequest } from "./adapter.js";
 import { formatForChannel } from "./format.js";
-import { asObject, asText, headerOf, jsonBody } from "./payload.js";
+import { asObject, asText, headerOf, jsonBody, jsonValue } from "./payload.js";
 import { postJson } from "./provider-http.js";
 
 // The bot-messaging channel (Telegram Bot API; ../shared/providers/telegram.md). Updates do not
@@ -37,7 +37,7 @@ export const botmsg: ChannelAdapter<Credentials> = {
   async send({ channel, config, signal }, message) {
     const answer = await postJson<TelegramAnswer>(
       `${config.TELEGRAM_API_URL.replace(/\/$/, "")}/bot${channel.credentials.bot_token}/sendMessage`,
-      { chat_id: message.to, text: message.text },
+      { chat_id: message.to, text: message.text, ...keyboardOf(message.choices) },
       {},
       signal,
     );
@@ -45,6 +45,26 @@ export const botmsg: ChannelAdapter<Credentials> = {
     return { providerMessageId: answer.result?.message_id === undefined ? null : String(answer.result.message_id) };
   },
 };
+
+/**
+ * The questions a decline lists, as inline buttons under the reply: a press comes back as a callback query with the
+ * question's number (`callback_data` holds at most 64 bytes, a question may be longer), read by `parse`.
+ */
+function keyboardOf(choices: string[] | undefined) {
+  if (!choices?.length) return {};
+  return { reply_markup: { inline_keyboard: choices.map((question, i) => [{ text: question, callback_data: String(i + 1) }]) } };
+}
+
+/**
+ * The text of a pressed inline button: its label, found in the message that carries it (so that a button of an
+ * older reply asks its own question); the button's data where Telegram no longer includes that message.
+ */
+function pressedText(callback: Record<string, unknown>): string | null {
+  const data = asText(callback.data);
+  const keyboard = asObject(asObject(callback.message).reply_markup).inline_keyboard;
+  const buttons = Array.isArray(keyboard) ? keyboard.flat().map(asObject) : [];
+  return asText(buttons.find((button) => asText(button.callback_data) === data)?.text) ?? data;
+}
 
 /** What a message without text carries, from the first media field present. */
 function mediaKind(message: Record<string, unknown>): string {
@@ -65,7 +85,7 @@ function parse(req: WebhookRequest): ChannelEvent[] {
   const chat = asObject(message.chat ?? asObject(callback.message).chat);
   const chatId = asText(chat.id);
   if (!updateId || !chatId || from.is_bot === true) return [];
-  const text = asText(message.text) ?? asText(message.caption) ?? asText(callback.data);
+  const text = asText(message.text) ?? asText(message.caption) ?? pressedText(callback);
   const name = [asText(from.first_name), asText(from.last_name)].filter(Boolean).join(" ") || null;
   return [
     {
@@ -82,4 +102,19 @@ export const botmsgWebhook: WebhookEndpoint = {
   types: ["botmsg"],
   parse,
   tokenOf: (req) => headerOf(req, "x-telegram-bot-api-secret-token") || null,
+  ack: answerPress,
 };
+
+/**
+ * A pressed inline button is answered in the webhook's own answer (a Bot API call Telegram makes for the bot), which
+ * ends the button's progress indicator without a request of ours; other updates get the plain acknowledgement.
+ */
+function answerPress(req: WebhookRequest) {
+  // Parsed again only for such an update: the acknowledgement of every other one stays as cheap as before.
+  const callback = req.rawBody.includes('"callback_query"') ? asObject(asObject(jsonValue(req)).callback_query) : {};
+  const id = asText(callback.id);
+  return {
+    contentType: "application/json",
+    body: id ? JSON.stringify({ method: "answerCallbackQuery", callback_query_id: id }) : '{"ok":true}',
+  };
+}

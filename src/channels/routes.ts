@@ -47,7 +47,7 @@ function asyncWebhook(
       if (handshake && (await handshake(services, request, res))) return;
       const sender = typeof endpoint === "function" ? endpoint(request) : endpoint;
       await acceptWebhook(services, limits, sender, request, res);
-      acknowledge(res, sender);
+      acknowledge(res, sender, request);
     },
   };
 }

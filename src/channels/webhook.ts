@@ -181,7 +181,10 @@ export async function acceptWebhook(
 }
 
 /** Sends the provider's acknowledgement. */
-export function acknowledge(res: Response, endpoint: WebhookEndpoint): void {
-  const ack = endpoint.ack ?? { contentType: "application/json", body: '{"ok":true}' };
+export function acknowledge(res: Response, endpoint: WebhookEndpoint, req: WebhookRequest): void {
+  const ack = (typeof endpoint.ack === "function" ? endpoint.ack(req) : endpoint.ack) ?? {
+    contentType: "application/json",
+    body: '{"ok":true}',
+  };
   res.status(200).type(ack.contentType).send(ack.body);
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Request } from "express";
+import { listedQuestions } from "../conversations/offer.js";
 import type { TenantDb } from "../db/tenant-scope.js";
 import { AppError, notFound } from "../errors.js";
 
@@ -55,13 +56,13 @@ export function visitorMessage(row: {
   metadata: unknown;
   createdAt: Date;
 }): VisitorMessage {
-  const { kind, suggestions } = (row.metadata ?? {}) as { kind?: unknown; suggestions?: unknown };
+  const kind = (row.metadata as { kind?: unknown } | null)?.kind;
   return {
     id: row.id,
     role: row.role,
     content: row.content,
     kind: typeof kind === "string" ? kind : null,
-    suggestions: Array.isArray(suggestions) ? suggestions.filter((q): q is string => typeof q === "string") : [],
+    suggestions: listedQuestions(row.metadata),
     created_at: row.createdAt.toISOString(),
   };
 }

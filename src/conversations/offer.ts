@@ -84,7 +84,12 @@ export async function pickedSuggestion(
 ): Promise<string | null> {
   const picked = pickedNumber.exec(message.content);
   if (!picked) return null;
-  const { suggestions } = await lastReplyMetadata(services, conversation, message.id);
-  const listed = Array.isArray(suggestions) ? suggestions[Number(picked[1]) - 1] : undefined;
-  return typeof listed === "string" ? listed : null;
+  const metadata = await lastReplyMetadata(services, conversation, message.id);
+  return listedQuestions(metadata)[Number(picked[1]) - 1] ?? null;
+}
+
+/** The questions a stored reply lists by number (`suggestions` of its metadata), or none. */
+export function listedQuestions(metadata: unknown): string[] {
+  const listed = (metadata as { suggestions?: unknown } | null)?.suggestions;
+  return Array.isArray(listed) ? listed.filter((question): question is string => typeof question === "string") : [];
 }

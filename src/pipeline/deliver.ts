@@ -2,6 +2,7 @@ import { adapterFor, sendsThroughProvider } from "../channels/registry.js";
 import { channelById } from "../channels/store.js";
 import { appendMessage } from "../conversations/append-message.js";
 import { outboundText } from "../conversations/disclosure.js";
+import { listedQuestions } from "../conversations/offer.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
 import { publishActivity } from "../escalations/inbox.js";
 import { messageData } from "../events/payloads.js";
@@ -155,7 +156,11 @@ export async function sendStoredReply(services: Services, job: JobRecord): Promi
   try {
     const sent = await adapter.send(
       { channel, config: services.config, signal: AbortSignal.timeout(30_000) },
-      { to: conversation.customerId, text: adapter.format(await outboundText(services, message), channel.settings) },
+      {
+        to: conversation.customerId,
+        text: adapter.format(await outboundText(services, message), channel.settings),
+        choices: listedQuestions(message.metadata),
+      },
     );
     await record({
       deliveryStatus: "sent",

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { botmsg } from "../../src/channels/botmsg.js";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
+import { newBankFaq } from "../fixtures/new-bank-faq.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import {
   configureChannel,
@@ -188,6 +189,77 @@ describe("bot-messaging webhook", () => {
     const res = await post("not json");
     expect(res.status).toBe(422);
     expect(res.body.code).toBe("VALIDATION");
+  });
+});
+
+describe("the questions a decline lists, as inline buttons", () => {
+  const faqSecret = "tenantC_s3cret-Token";
+  const faqBotToken = "7000000003:AAHtestBotTokenOfTenantC_000003";
+  let faqKey: string;
+  let declined: { chatId: number; buttons: Array<{ text: string; callback_data: string }> };
+
+  /**
+   * A press of one of the buttons. Telegram sends the message that carries them, or, once it is too old to include
+   * (48 hours), an InaccessibleMessage: its chat and id, with a date of 0.
+   */
+  function press(data: string, chatId: number, carrier: Record<string, unknown>) {
+    const id = `cbq-${++updateId}`;
+    const from = { id: chatId, is_bot: false, first_name: "Esi" };
+    const message = { message_id: 90, chat: { id: chatId, type: "private" }, ...carrier };
+    return { id, body: update({ callback_query: { id, from, chat_instance: "-1", data, message } }) };
+  }
+
+  beforeAll(async () => {
+    ({ apiKey: faqKey } = await app.tenant("FAQ Bot Bank"));
+    await configureChannel(app, faqKey, "botmsg", { bot_token: faqBotToken, secret_token: faqSecret });
+    const faq = await app.request("/api/knowledge/sources", {
+      key: faqKey,
+      body: { type: "manual", title: "Bank FAQ", content: newBankFaq },
+    });
+    expect(faq.status).toBe(201);
+    const chatId = 700000020;
+    const send = await providers.nextSend(() => post(update(textMessage(chatId, "the limit for taking cash out")), faqSecret));
+    expect(send.body.text).toContain(
+      "Did you mean one of these? Reply with its number.\n1. How much can I withdraw from an ATM per day?",
+    );
+    declined = { chatId, buttons: send.body.reply_markup.inline_keyboard.flat() };
+  });
+
+  it("sends them under the reply, each with its number as the button's data", () => {
+    expect(declined.buttons[0]).toEqual({ text: "How much can I withdraw from an ATM per day?", callback_data: "1" });
+    expect(declined.buttons.map((b) => b.callback_data)).toEqual(declined.buttons.map((_, i) => String(i + 1)));
+  });
+
+  it("answers a press in the webhook's answer, and asks the question the button names", async () => {
+    const pressed = press("1", declined.chatId, {
+      date: 1700000000,
+      text: "I'm not sure…",
+      reply_markup: { inline_keyboard: [declined.buttons] },
+    });
+    let ack: { status: number; body: unknown } | undefined;
+    const send = await providers.nextSend(async () => {
+      ack = await post(pressed.body, faqSecret);
+    });
+    expect(ack).toMatchObject({ status: 200, body: { method: "answerCallbackQuery", callback_query_id: pressed.id } });
+    expect(send.body.text).toContain("The daily ATM withdrawal limit is 1,000 EUR.");
+    expect(send.body.reply_markup).toBeUndefined();
+    const conversation = await conversationOf(app, faqKey, "botmsg", String(declined.chatId));
+    const messages = await conversationMessages(app, faqKey, conversation.id);
+    expect(messages.filter((m) => m.role === "customer").at(-1)?.content).toBe("How much can I withdraw from an ATM per day?");
+  });
+
+  it("reads a press whose message Telegram no longer includes by its number, against the latest list", async () => {
+    const chatId = 700000021;
+    const first = await providers.nextSend(() => post(update(textMessage(chatId, "the limit for taking cash out")), faqSecret));
+    const [button] = first.body.reply_markup.inline_keyboard.flat();
+    const send = await providers.nextSend(() => post(press(button.callback_data, chatId, { date: 0 }).body, faqSecret));
+    expect(send.body.text).toContain("The daily ATM withdrawal limit is 1,000 EUR.");
+  });
+
+  it("gives other updates the plain acknowledgement", async () => {
+    const res = await post(update(textMessage(700000022, "Hello")), faqSecret);
+    expect(res.body).toEqual({ ok: true });
+    await untilWebhooksSettled(app);
   });
 });
 
