@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { ChannelAdapter, ChannelEvent, WebhookEndpoint } from "./adapter.js";
+import type { ChannelAdapter, ChannelEvent, OutboundMessage, WebhookEndpoint } from "./adapter.js";
+import { askingPayload, clipped, questionAsked } from "./choices.js";
 import { formatForChannel } from "./format.js";
 import { graphUrl, metaWebhookCredentials, verifyMetaRequest } from "./meta.js";
 import { asArray, asObject, asText, e164, jsonBody } from "./payload.js";
@@ -29,8 +30,7 @@ export const chatapp: ChannelAdapter<Credentials> = {
         messaging_product: "whatsapp",
         recipient_type: "individual",
         to: message.to,
-        type: "text",
-        text: { preview_url: false, body: message.text },
+        ...content(message),
       },
       { authorization: `Bearer ${channel.credentials.access_token}` },
       signal,
@@ -38,6 +38,38 @@ export const chatapp: ChannelAdapter<Credentials> = {
     return { providerMessageId: answer.messages?.[0]?.id ?? null };
   },
 };
+
+// An interactive list holds a body of at most 1,024 characters and 10 rows; a row's id 200, title 24, description 72.
+const listLimits = { body: 1024, rows: 10, id: 200, title: 24, description: 72 };
+
+/**
+ * A reply as WhatsApp shows it: text, or, for a decline that lists questions, a list message whose rows ask them (the
+ * text still numbers them, for a customer who types). A body too long for a list goes as text alone.
+ */
+function content(message: OutboundMessage) {
+  const choices = message.choices?.slice(0, listLimits.rows) ?? [];
+  if (!choices.length || message.text.length > listLimits.body) {
+    return { type: "text", text: { preview_url: false, body: message.text } };
+  }
+  const rows = choices.map((question, i) => {
+    const title = clipped(`${i + 1}. ${question}`, listLimits.title);
+    return {
+      id: askingPayload(question, listLimits.id),
+      title,
+      ...(title.endsWith("…") ? { description: clipped(question, listLimits.description) } : {}),
+    };
+  });
+  return {
+    type: "interactive",
+    interactive: { type: "list", body: { text: message.text }, action: { button: "Choose a question", sections: [{ rows }] } },
+  };
+}
+
+/** The text of a pressed reply button or chosen list row: the question of one of ours, else its label. */
+function pressedText(interactive: Record<string, unknown>): string | null {
+  const chosen = asObject(interactive.button_reply ?? interactive.list_reply);
+  return questionAsked(asText(chosen.id)) ?? asText(chosen.title);
+}
 
 /** Customer messages of a WhatsApp webhook; status events (sent, delivered, read) are not messages. */
 function parse(body: Record<string, unknown>): ChannelEvent[] {
@@ -61,8 +93,7 @@ function parse(body: Record<string, unknown>): ChannelEvent[] {
             : type === "button"
               ? asText(asObject(m.button).text)
               : type === "interactive"
-                ? (asText(asObject(asObject(m.interactive).button_reply).title) ??
-                  asText(asObject(asObject(m.interactive).list_reply).title))
+                ? pressedText(asObject(m.interactive))
                 : null;
         events.push({
           type: "chatapp",

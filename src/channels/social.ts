@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ChannelAdapter, ChannelEvent, ChannelSettings, ChannelType, WebhookEndpoint } from "./adapter.js";
+import { askingPayload, clipped, questionAsked } from "./choices.js";
 import { fitBytes, formatForChannel } from "./format.js";
 import { graphUrl, metaWebhookCredentials, verifyMetaRequest } from "./meta.js";
 import { asArray, asObject, asText, jsonBody } from "./payload.js";
@@ -9,6 +10,21 @@ import { postJson } from "./provider-http.js";
 // `object` (../shared/providers/messenger-instagram.md). Both reply through the Send API.
 
 const products = { page: "messenger", instagram: "instagram" } as const satisfies Record<string, ChannelType>;
+
+// Quick replies: at most 13, a title of 20 characters, a payload of 1,000.
+const quickReplyLimits = { count: 13, title: 20, payload: 1000 };
+
+/** The questions a decline lists, as quick replies under it: a tap sends the label and the question in its payload. */
+function quickReplies(choices: string[] | undefined) {
+  if (!choices?.length) return {};
+  return {
+    quick_replies: choices.slice(0, quickReplyLimits.count).map((question, i) => ({
+      content_type: "text",
+      title: clipped(`${i + 1}. ${question}`, quickReplyLimits.title),
+      payload: askingPayload(question, quickReplyLimits.payload),
+    })),
+  };
+}
 
 /** A Messenger-platform channel: the account id that routes it, and how its replies must look. */
 function messagingAdapter(
@@ -36,7 +52,7 @@ function messagingAdapter(
         {
           recipient: { id: message.to },
           messaging_type: "RESPONSE",
-          message: { text: message.text },
+          message: { text: message.text, ...quickReplies(message.choices) },
           access_token: channel.credentials.access_token,
         },
         {},
@@ -68,7 +84,7 @@ function eventOf(type: ChannelType, routingKey: string, item: Record<string, unk
   if (!sender || sender === routingKey || message.is_echo === true) return null;
   const id = asText(message.mid) ?? asText(postback.mid);
   if (!id) return null;
-  const text = asText(message.text) ?? asText(postback.title);
+  const text = questionAsked(asText(asObject(message.quick_reply).payload)) ?? asText(message.text) ?? asText(postback.title);
   const attachment = asText(asObject(asArray(message.attachments)[0]).type);
   return {
     type,

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { botmsg } from "../../src/channels/botmsg.js";
-import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
+import { type FakeProviders, type RecordedSend, startFakeProviders } from "../fakes/providers.js";
 import { newBankFaq } from "../fixtures/new-bank-faq.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import {
@@ -10,6 +10,7 @@ import {
   conversationOf,
   conversationsOn,
   inboundJobs,
+  lastCustomerText,
   settledReply,
   untilWebhooksSettled,
 } from "../helpers/channels.js";
@@ -196,6 +197,7 @@ describe("the questions a decline lists, as inline buttons", () => {
   const faqSecret = "tenantC_s3cret-Token";
   const faqBotToken = "7000000003:AAHtestBotTokenOfTenantC_000003";
   let faqKey: string;
+  const toChat = (chatId: number) => (send: RecordedSend) => send.body.chat_id === String(chatId);
   let declined: { chatId: number; buttons: Array<{ text: string; callback_data: string }> };
 
   /**
@@ -218,7 +220,10 @@ describe("the questions a decline lists, as inline buttons", () => {
     });
     expect(faq.status).toBe(201);
     const chatId = 700000020;
-    const send = await providers.nextSend(() => post(update(textMessage(chatId, "the limit for taking cash out")), faqSecret));
+    const send = await providers.nextSend(
+      () => post(update(textMessage(chatId, "the limit for taking cash out")), faqSecret),
+      toChat(chatId),
+    );
     expect(send.body.text).toContain(
       "Did you mean one of these? Reply with its number.\n1. How much can I withdraw from an ATM per day?",
     );
@@ -239,20 +244,26 @@ describe("the questions a decline lists, as inline buttons", () => {
     let ack: { status: number; body: unknown } | undefined;
     const send = await providers.nextSend(async () => {
       ack = await post(pressed.body, faqSecret);
-    });
+    }, toChat(declined.chatId));
     expect(ack).toMatchObject({ status: 200, body: { method: "answerCallbackQuery", callback_query_id: pressed.id } });
     expect(send.body.text).toContain("The daily ATM withdrawal limit is 1,000 EUR.");
     expect(send.body.reply_markup).toBeUndefined();
-    const conversation = await conversationOf(app, faqKey, "botmsg", String(declined.chatId));
-    const messages = await conversationMessages(app, faqKey, conversation.id);
-    expect(messages.filter((m) => m.role === "customer").at(-1)?.content).toBe("How much can I withdraw from an ATM per day?");
+    expect(await lastCustomerText(app, faqKey, "botmsg", String(declined.chatId))).toBe(
+      "How much can I withdraw from an ATM per day?",
+    );
   });
 
   it("reads a press whose message Telegram no longer includes by its number, against the latest list", async () => {
     const chatId = 700000021;
-    const first = await providers.nextSend(() => post(update(textMessage(chatId, "the limit for taking cash out")), faqSecret));
+    const first = await providers.nextSend(
+      () => post(update(textMessage(chatId, "the limit for taking cash out")), faqSecret),
+      toChat(chatId),
+    );
     const [button] = first.body.reply_markup.inline_keyboard.flat();
-    const send = await providers.nextSend(() => post(press(button.callback_data, chatId, { date: 0 }).body, faqSecret));
+    const send = await providers.nextSend(
+      () => post(press(button.callback_data, chatId, { date: 0 }).body, faqSecret),
+      toChat(chatId),
+    );
     expect(send.body.text).toContain("The daily ATM withdrawal limit is 1,000 EUR.");
   });
 

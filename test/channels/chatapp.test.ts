@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
+import { type FakeProviders, type RecordedSend, startFakeProviders } from "../fakes/providers.js";
+import { newBankFaq } from "../fixtures/new-bank-faq.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import {
   chatappMessageEvent,
   configureChannel,
   conversationMessages,
   conversationsOn,
+  lastCustomerText,
   metaJson,
   metaSignature,
   untilWebhooksSettled,
@@ -259,5 +261,74 @@ describe("chat-app delivery", () => {
     } finally {
       providers.recover();
     }
+  });
+});
+
+describe("the questions a decline lists, as a list message", () => {
+  const faqNumber = "200000000000088";
+  const customer = "15557770001";
+  let faqKey: string;
+  let rows: Array<{ id: string; title: string; description?: string }>;
+  const toCustomer = (send: RecordedSend) => send.body.to === customer;
+
+  beforeAll(async () => {
+    ({ apiKey: faqKey } = await app.tenant("FAQ Chatapp Bank"));
+    await configureChannel(app, faqKey, "chatapp", { ...credentials, phone_number_id: faqNumber, verify_token: "vt_faq" });
+    const faq = await app.request("/api/knowledge/sources", {
+      key: faqKey,
+      body: { type: "manual", title: "Bank FAQ", content: newBankFaq },
+    });
+    expect(faq.status).toBe(201);
+    const send = await providers.nextSend(
+      () =>
+        post(event({ id: "wamid.FAQ0001", type: "text", text: { body: "the limit for taking cash out" } }, faqNumber, customer)),
+      toCustomer,
+    );
+    expect(send.body.type).toBe("interactive");
+    expect(send.body.interactive.body.text).toContain(
+      "Did you mean one of these? Reply with its number.\n1. How much can I withdraw",
+    );
+    expect(send.body.interactive.action.button).toBe("Choose a question");
+    rows = send.body.interactive.action.sections[0].rows;
+  });
+
+  it("has a row for each question, within WhatsApp's lengths, the question whole in its id", () => {
+    expect(rows[0]).toEqual({
+      id: "ask:How much can I withdraw from an ATM per day?",
+      title: "1. How much can I withd…",
+      description: "How much can I withdraw from an ATM per day?",
+    });
+    for (const [i, row] of rows.entries()) {
+      expect(row.title.startsWith(`${i + 1}. `)).toBe(true);
+      expect(row.title.length).toBeLessThanOrEqual(24);
+      expect(row.description?.length ?? 0).toBeLessThanOrEqual(72);
+    }
+  });
+
+  it("asks the question of the row the customer chooses", async () => {
+    const [row] = rows;
+    const chosen = event(
+      { id: "wamid.FAQ0002", type: "interactive", interactive: { type: "list_reply", list_reply: row } },
+      faqNumber,
+      customer,
+    );
+    const send = await providers.nextSend(() => post(chosen), toCustomer);
+    expect(send.body.type).toBe("text");
+    expect(send.body.text.body).toContain("The daily ATM withdrawal limit is 1,000 EUR.");
+    expect(await lastCustomerText(app, faqKey, "chatapp", customer)).toBe("How much can I withdraw from an ATM per day?");
+  });
+
+  it("reads a button that is not one of ours by its label", async () => {
+    const pressed = event(
+      {
+        id: "wamid.FAQ0003",
+        type: "interactive",
+        interactive: { type: "button_reply", button_reply: { id: "promo-7", title: "Savings offers" } },
+      },
+      faqNumber,
+      customer,
+    );
+    await providers.nextSend(() => post(pressed), toCustomer);
+    expect(await lastCustomerText(app, faqKey, "chatapp", customer)).toBe("Savings offers");
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { instagram, messenger } from "../../src/channels/social.js";
-import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
+import { type FakeProviders, type RecordedSend, startFakeProviders } from "../fakes/providers.js";
+import { newBankFaq } from "../fixtures/new-bank-faq.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import {
   configureChannel,
@@ -8,6 +9,7 @@ import {
   conversationOf,
   conversationsOn,
   inboundJobs,
+  lastCustomerText,
   metaJson,
   metaSignature,
   settledReply,
@@ -219,6 +221,60 @@ describe("the social webhook", () => {
       const reply = (await conversationMessages(app, key, conversation!.id)).find((m) => m.role === "assistant");
       expect(reply?.delivery?.status).toBe("sent");
     });
+  });
+});
+
+describe("the questions a decline lists, as quick replies", () => {
+  const faqPage = "300000000000055";
+  const customer = "400000000000077";
+  let faqKey: string;
+  let replies: Array<{ content_type: string; title: string; payload: string }>;
+  const toCustomer = (send: RecordedSend) => send.body.recipient?.id === customer;
+
+  beforeAll(async () => {
+    ({ apiKey: faqKey } = await app.tenant("FAQ Social Bank"));
+    await configureChannel(app, faqKey, "messenger", {
+      page_id: faqPage,
+      access_token: pageToken,
+      verify_token: "social-verify-3",
+      app_secret: appSecret,
+    });
+    const faq = await app.request("/api/knowledge/sources", {
+      key: faqKey,
+      body: { type: "manual", title: "Bank FAQ", content: newBankFaq },
+    });
+    expect(faq.status).toBe(201);
+    const asked = messaging("page", [
+      { id: faqPage, items: [message(faqPage, customer, { mid: "m_FAQ0001", text: "the limit for taking cash out" })] },
+    ]);
+    const send = await providers.nextSend(() => post(asked), toCustomer);
+    expect(send.body.message.text).toContain("Did you mean one of these? Reply with its number.\n1. How much can I withdraw");
+    replies = send.body.message.quick_replies;
+  });
+
+  it("offers each question as a quick reply within Messenger's lengths, the question whole in its payload", () => {
+    expect(replies[0]).toEqual({
+      content_type: "text",
+      title: "1. How much can I w…",
+      payload: "ask:How much can I withdraw from an ATM per day?",
+    });
+    expect(replies.map((reply) => reply.title.length <= 20 && reply.title.slice(0, 3))).toEqual(
+      replies.map((_, i) => `${i + 1}. `),
+    );
+  });
+
+  it("asks the question of the quick reply the customer taps", async () => {
+    const [reply] = replies;
+    const tapped = messaging("page", [
+      {
+        id: faqPage,
+        items: [message(faqPage, customer, { mid: "m_FAQ0002", text: reply!.title, quick_reply: { payload: reply!.payload } })],
+      },
+    ]);
+    const send = await providers.nextSend(() => post(tapped), toCustomer);
+    expect(send.body.message.text).toContain("The daily ATM withdrawal limit is 1,000 EUR.");
+    expect(send.body.message.quick_replies).toBeUndefined();
+    expect(await lastCustomerText(app, faqKey, "messenger", customer)).toBe("How much can I withdraw from an ATM per day?");
   });
 });
 

@@ -24,8 +24,11 @@ export interface FakeProviders {
   holding(): number;
   /** Resolves once `count` sends have arrived (or rejects after `timeoutMs`). */
   waitForSends(count: number, timeoutMs?: number): Promise<RecordedSend[]>;
-  /** Runs `action` (a webhook post, say) and resolves with the send that follows it. */
-  nextSend(action: () => Promise<unknown>): Promise<RecordedSend>;
+  /**
+   * Runs `action` (a webhook post, say) and resolves with the send that follows it: the first one `to` matches, where
+   * an earlier test's retry may arrive in between.
+   */
+  nextSend(action: () => Promise<unknown>, to?: (send: RecordedSend) => boolean): Promise<RecordedSend>;
   close(): Promise<void>;
 }
 
@@ -187,10 +190,14 @@ export async function startFakeProviders(): Promise<FakeProviders> {
         check();
       });
     },
-    async nextSend(action) {
+    async nextSend(action, to) {
       const before = sends.length;
       await action();
-      return (await fake.waitForSends(before + 1)).at(-1)!;
+      if (!to) return (await fake.waitForSends(before + 1)).at(-1)!;
+      for (let count = before + 1; ; count++) {
+        const send = (await fake.waitForSends(count)).at(-1)!;
+        if (to(send)) return send;
+      }
     },
     async close() {
       server.closeAllConnections();

@@ -112,6 +112,13 @@ export async function conversationOf(app: TestApp, key: string, channel: string,
   );
 }
 
+/** What the customer last wrote in their conversation on the channel, as stored. */
+export async function lastCustomerText(app: TestApp, key: string, channel: string, customerId: string) {
+  const conversation = await conversationOf(app, key, channel, customerId);
+  const messages = await conversationMessages(app, key, conversation.id);
+  return messages.filter((m) => m.role === "customer").at(-1)?.content;
+}
+
 /** The delivery of a conversation's first AI reply, once it has settled as sent or failed. */
 export async function settledReply(app: TestApp, key: string, conversationId: string) {
   return vi.waitFor(
