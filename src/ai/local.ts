@@ -31,10 +31,17 @@ const maxSuggestions = 3;
  * "I'm not sure", the FAQ questions the customer may have meant, numbered (a reply of just the number asks it:
  * src/conversations/offer.ts, `pickedSuggestion`), and the offer of a person.
  */
-export function declineWith(suggestions: string[]): string {
+export function declineWith(suggestions: string[], channel = "api"): string {
   if (!suggestions.length) return dontKnow;
+  const offer = "would you like me to connect you with one of our team?";
+  if (channel === "voice") {
+    // Spoken, a list's markers are dropped (src/channels/format.ts): each number is said as a word. The caller's
+    // answer comes back as words too, which the choice reads (src/conversations/offer.ts, `chosenNumber`).
+    const said = suggestions.map((q, i) => `Number ${i + 1}: ${q}`).join(" ");
+    return `I'm not sure about that. Did you mean one of these? ${said} Say its number, or ${offer}`;
+  }
   const listed = suggestions.map((q, i) => `${i + 1}. ${q}`).join("\n");
-  return `I'm not sure about that. Did you mean one of these? Reply with its number.\n${listed}\nOr would you like me to connect you with one of our team?`;
+  return `I'm not sure about that. Did you mean one of these? Reply with its number.\n${listed}\nOr ${offer}`;
 }
 
 // Text addressed to the assistant rather than to a customer: never an answer, whatever it matches.
@@ -243,8 +250,9 @@ function decline(input: AnswerInput, passages: Passage[], ranked: Ranked): Answe
     .sort((a, b) => b.logit - a.logit)
     .map(({ passage }) => (input.style.plainText ? plain(passage.question!) : passage.question!));
   const suggestions = [...new Set(likely)].slice(0, maxSuggestions);
-  while (suggestions.length && countTokens(declineWith(suggestions)) > input.style.maxTokens) suggestions.pop();
-  const text = declineWith(suggestions);
+  const declined = () => declineWith(suggestions, input.style.channel);
+  while (suggestions.length && countTokens(declined()) > input.style.maxTokens) suggestions.pop();
+  const text = declined();
   return { text, tokensUsed: countTokens(text), grounded: false, sources: [], ...(suggestions.length ? { suggestions } : {}) };
 }
 

@@ -70,8 +70,23 @@ export async function offeredPerson(
   return metadata.grounded === false && metadata.agentType === "fallback";
 }
 
-// "2", "2.", "#2", "number 2", "option 2": a message that is nothing but the number of one of the listed questions.
-const pickedNumber = /^\s*(?:(?:number|option|no\.?|#)\s*)?([1-9])\s*[.)!]?\s*$/i;
+const numberWords = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
+const ordinalWords = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"];
+const choice =
+  /^\s*(?:the\s+)?(?:(?:number|option|no\.?|#)\s*)?([1-9](?:st|nd|rd|th)?|[a-z]+)(?:\s+one)?(?:\s*,?\s*please)?\s*[.)!]?\s*$/i;
+
+/**
+ * The number of a message that is nothing but a choice from a numbered list, typed or spoken (a voice call's speech
+ * comes as words): "2", "#2", "option 2", "two", "2nd", "the second one", "number two please"; else null.
+ */
+export function chosenNumber(text: string): number | null {
+  const said = choice.exec(text)?.[1]?.toLowerCase();
+  if (!said) return null;
+  const digit = Number.parseInt(said, 10);
+  if (digit >= 1) return digit;
+  const index = Math.max(numberWords.indexOf(said), ordinalWords.indexOf(said));
+  return index >= 0 ? index + 1 : null;
+}
 
 /**
  * The question the customer picked by its number from those the assistant's last reply listed when it could not
@@ -82,10 +97,10 @@ export async function pickedSuggestion(
   conversation: { id: string; tenantId: string },
   message: { id: string; content: string },
 ): Promise<string | null> {
-  const picked = pickedNumber.exec(message.content);
+  const picked = chosenNumber(message.content);
   if (!picked) return null;
   const metadata = await lastReplyMetadata(services, conversation, message.id);
-  return listedQuestions(metadata)[Number(picked[1]) - 1] ?? null;
+  return listedQuestions(metadata)[picked - 1] ?? null;
 }
 
 /** The questions a stored reply lists by number (`suggestions` of its metadata), or none. */

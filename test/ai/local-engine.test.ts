@@ -242,6 +242,12 @@ describe("when the offline engine declines", () => {
     expect(answer.sources).toEqual([]);
   });
 
+  it("says each number to a caller, and asks them to say one", async () => {
+    const answer = await engine.answer(ask(question, context, { ...chatapp, channel: "voice" }));
+    expect(answer.text).toMatch(/^I'm not sure about that\. Did you mean one of these\? Number 1: How much can I withdraw/);
+    expect(answer.text).toContain("Say its number, or would you like me to connect you with one of our team?");
+  });
+
   it("lists only what the channel's cap leaves room for, and none of an unrelated FAQ", async () => {
     const full = await engine.answer(ask(question, context));
     const tight = { ...chatapp, maxTokens: countTokens(declineWith(full.suggestions!.slice(0, 1))) };

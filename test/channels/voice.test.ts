@@ -3,6 +3,7 @@ import { speakable } from "../../src/channels/format.js";
 import { sendsThroughProvider } from "../../src/channels/registry.js";
 import { twilioSignature } from "../../src/channels/twilio.js";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
+import { newBankFaq } from "../fixtures/new-bank-faq.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { configureChannel, conversationMessages, conversationsOn, postForm } from "../helpers/channels.js";
 
@@ -192,6 +193,30 @@ describe("voice calls", () => {
     expect(twiml).not.toContain("<Gather");
     const [conversation] = await conversationOf("+15551230004");
     expect(conversation!.status).toBe("escalated");
+  });
+});
+
+describe("a call the assistant cannot answer at once", () => {
+  const faqNumber = "+15557650001";
+
+  beforeAll(async () => {
+    const { apiKey } = await app.tenant("FAQ Voice Bank");
+    await configureChannel(app, apiKey, "voice", { account_sid: accountSid, auth_token: authToken, phone_number: faqNumber });
+    const faq = await app.request("/api/knowledge/sources", {
+      key: apiKey,
+      body: { type: "manual", title: "Bank FAQ", content: newBankFaq },
+    });
+    expect(faq.status).toBe(201);
+  });
+
+  it("reads out the questions the caller may have meant, and answers the one whose number the caller says", async () => {
+    const c = call("+15551239001", faqNumber);
+    await twimlOf(await c.answer());
+    const declined = saidIn(await twimlOf(await c.say(1, "the limit for taking cash out"))).join(" ");
+    expect(declined).toContain("Did you mean one of these? Number 1: How much can I withdraw from an ATM per day?");
+    expect(declined).toContain("Say its number, or would you like me to connect you with one of our team?");
+    const answered = saidIn(await twimlOf(await c.say(2, "The first one."))).join(" ");
+    expect(answered).toContain("The daily ATM withdrawal limit is 1,000");
   });
 });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dontKnow } from "../../src/ai/local.js";
 import { defaultDisclosure } from "../../src/conversations/disclosure.js";
 import { handoffNotice } from "../../src/conversations/escalate.js";
-import { answerToOffer } from "../../src/conversations/offer.js";
+import { answerToOffer, chosenNumber } from "../../src/conversations/offer.js";
 import { offerRefusedNotice } from "../../src/pipeline/index.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 
@@ -24,6 +24,27 @@ describe("answerToOffer", () => {
   it.each(["yes, but how do I reset my PIN?", "ok so what is the fee for transfers", "How do I open an account?", ""])(
     "reads %j as no answer to the offer",
     (text) => expect(answerToOffer(text)).toBeNull(),
+  );
+});
+
+describe("chosenNumber", () => {
+  it.each([
+    ["2", 2],
+    ["2.", 2],
+    ["#3", 3],
+    ["option 1", 1],
+    ["Number 2 please", 2],
+    ["No. 3", 3],
+    ["One.", 1],
+    ["two", 2],
+    ["2nd", 2],
+    ["the first one", 1],
+    ["Third!", 3],
+    ["second, please", 2],
+  ])("reads %j as choice %i", (text, number) => expect(chosenNumber(text)).toBe(number));
+  it.each(["0", "10", "twenty", "the one with the fee", "2 cards please", "first time here", "one more question", "yes", ""])(
+    "reads %j as no choice",
+    (text) => expect(chosenNumber(text)).toBeNull(),
   );
 });
 

@@ -82,6 +82,15 @@ describe("the offline engine answers a new bank's customers from its FAQ", () =>
     expect((await next("1")).body.response).not.toContain("1,000 EUR");
   });
 
+  it("reads a number said in words, as a voice call's speech comes, as the choice it names", async () => {
+    const res = await app.request("/api/chat", { key, body: { message: "the limit for taking cash out" } });
+    const picked = await app.request("/api/chat", {
+      key,
+      body: { message: "The first one.", conversationId: res.body.conversationId },
+    });
+    expect(picked.body.response).toContain("The daily ATM withdrawal limit is 1,000 EUR.");
+  });
+
   it('hands a customer who was listed questions over on "yes please", and reads a number past the list as a message', async () => {
     const res = await app.request("/api/chat", { key, body: { message: "the limit for taking cash out" } });
     const next = (message: string) =>
