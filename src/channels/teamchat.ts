@@ -3,7 +3,15 @@ import { z } from "zod";
 import { AppError } from "../errors.js";
 import { PermanentJobError } from "../jobs/queue.js";
 import type { Services } from "../services.js";
-import type { ChannelAdapter, ChannelEvent, ConfiguredChannel, WebhookEndpoint, WebhookRequest } from "./adapter.js";
+import type {
+  ChannelAdapter,
+  ChannelEvent,
+  ConfiguredChannel,
+  OutboundMessage,
+  WebhookEndpoint,
+  WebhookRequest,
+} from "./adapter.js";
+import { askingPayload, clipped, questionAsked } from "./choices.js";
 import { cutAtBoundary } from "./format.js";
 import { asArray, asObject, asText, formBody, headerOf, isObject, jsonValue } from "./payload.js";
 import { ProviderError, postJson } from "./provider-http.js";
@@ -72,7 +80,7 @@ export const teamchat: ChannelAdapter<Credentials> = {
     const [slackChannel, threadTs] = message.to.split(":");
     const answer = await postJson<{ ok?: boolean; error?: string; ts?: string }>(
       `${config.SLACK_API_URL.replace(/\/$/, "")}/chat.postMessage`,
-      { channel: slackChannel, text: message.text, thread_ts: threadTs, unfurl_links: false },
+      { channel: slackChannel, text: message.text, thread_ts: threadTs, unfurl_links: false, ...blocksOf(message) },
       { authorization: `Bearer ${channel.credentials.bot_token}`, "content-type": "application/json; charset=utf-8" },
       signal,
     );
@@ -85,6 +93,31 @@ export const teamchat: ChannelAdapter<Credentials> = {
     return { providerMessageId: answer.ts ?? null };
   },
 };
+
+// A section's text holds 3,000 characters; a button's label 75, its value 2,000.
+const blockLimits = { section: 3000, label: 75, value: 2000 };
+
+/**
+ * A decline that lists questions, with a button for each under it (the text stays the notification's, and numbers
+ * them for a reader who types). A press comes to the interactivity URL (this webhook) as a `block_actions` payload.
+ */
+function blocksOf(message: OutboundMessage) {
+  if (!message.choices?.length || message.text.length > blockLimits.section) return {};
+  return {
+    blocks: [
+      { type: "section", text: { type: "mrkdwn", text: message.text } },
+      {
+        type: "actions",
+        elements: message.choices.map((question, i) => ({
+          type: "button",
+          action_id: `ask_${i + 1}`,
+          text: { type: "plain_text", text: clipped(question, blockLimits.label) },
+          value: askingPayload(question, blockLimits.value),
+        })),
+      },
+    ],
+  };
+}
 
 /** Slack's v0 signature over `v0:<timestamp>:<raw body>`, within the replay window. */
 export function verifySlackSignature(req: WebhookRequest, signingSecret: string, now = Date.now()): boolean {
@@ -109,6 +142,8 @@ function jsonOrNull(req: WebhookRequest): Record<string, unknown> | null {
  * mention. Bot messages (our own replies among them), edits, deletions and joins are not.
  */
 function parse(req: WebhookRequest): ChannelEvent[] {
+  const interaction = interactionOf(req);
+  if (interaction) return pressOf(interaction);
   const body = jsonOrNull(req);
   if (!body)
     throw new AppError("VALIDATION", "Request body is not a Slack event", [{ path: "body", message: "JSON object expected" }]);
@@ -134,6 +169,44 @@ function parse(req: WebhookRequest): ChannelEvent[] {
       customer: { id: `${channel}:${thread}`, name: user },
       text: text || null,
       kind: text ? "text" : asArray(event.files).length ? "file" : "empty",
+    },
+  ];
+}
+
+/** An interaction (a button pressed): form-encoded, its JSON in `payload`; null for anything else. */
+function interactionOf(req: WebhookRequest): Record<string, unknown> | null {
+  if (!headerOf(req, "content-type")?.startsWith("application/x-www-form-urlencoded")) return null;
+  const payload = formBody(req).payload;
+  if (!payload) return null;
+  try {
+    const parsed: unknown = JSON.parse(payload);
+    return isObject(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A press of one of the buttons under a decline: the question it names, in the thread of the message that carries
+ * it (its conversation). Other interactions carry no customer message.
+ */
+function pressOf(interaction: Record<string, unknown>): ChannelEvent[] {
+  const action = asObject(asArray(interaction.actions)[0]);
+  const container = asObject(interaction.container);
+  const teamId = asText(asObject(interaction.team).id);
+  const channel = asText(asObject(interaction.channel).id) ?? asText(container.channel_id);
+  const thread = asText(asObject(interaction.message).thread_ts) ?? asText(container.thread_ts) ?? asText(container.message_ts);
+  const pressedAt = asText(action.action_ts);
+  const text = questionAsked(asText(action.value)) ?? asText(asObject(action.text).text);
+  if (asText(interaction.type) !== "block_actions" || !teamId || !channel || !thread || !pressedAt || !text) return [];
+  return [
+    {
+      type: "teamchat",
+      routingKey: teamId,
+      providerMessageId: `${channel}:${pressedAt}`,
+      customer: { id: `${channel}:${thread}`, name: asText(asObject(interaction.user).id) },
+      text,
+      kind: "text",
     },
   ];
 }

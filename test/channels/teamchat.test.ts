@@ -2,13 +2,15 @@ import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WebhookRequest } from "../../src/channels/adapter.js";
 import { teamchat, toMrkdwn, verifySlackSignature } from "../../src/channels/teamchat.js";
-import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
+import { type FakeProviders, type RecordedSend, startFakeProviders } from "../fakes/providers.js";
+import { newBankFaq } from "../fixtures/new-bank-faq.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import {
   configureChannel,
   conversationMessages,
   conversationOf,
   inboundJobs,
+  lastCustomerText,
   settledReply,
   untilWebhooksSettled,
 } from "../helpers/channels.js";
@@ -231,6 +233,82 @@ describe("team chat webhook", () => {
     const res = await post("not json");
     expect(res.status).toBe(422);
     expect(res.body.code).toBe("VALIDATION");
+  });
+});
+
+describe("the questions a decline lists, as buttons", () => {
+  const team = "T0TEST009";
+  const dm = "D0FAQ0001";
+  let faqKey: string;
+  let declined: { thread: string; ts: string; buttons: Array<{ action_id: string; text: { text: string }; value: string }> };
+  const toDm = (send: RecordedSend) => send.body.channel === dm;
+
+  /** A press of a button, as Slack posts it to the interactivity URL: form-encoded, signed like an event. */
+  function press(button: (typeof declined.buttons)[number], actionTs: string, secret = signingSecret) {
+    const payload = {
+      type: "block_actions",
+      team: { id: team, domain: "faq-bank" },
+      user: { id: "U0FAQ0001", username: "esi", team_id: team },
+      api_app_id: "A0TEST001",
+      container: { type: "message", message_ts: declined.ts, channel_id: dm, is_ephemeral: false, thread_ts: declined.thread },
+      channel: { id: dm, name: "directmessage" },
+      message: { type: "message", ts: declined.ts, thread_ts: declined.thread, text: "I'm not sure…" },
+      actions: [{ ...button, block_id: "b1", type: "button", action_ts: actionTs }],
+    };
+    const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+    return app.request(path, {
+      body,
+      headers: { "content-type": "application/x-www-form-urlencoded", ...signed(body, nowSeconds(), secret) },
+    });
+  }
+
+  beforeAll(async () => {
+    ({ apiKey: faqKey } = await app.tenant("FAQ Team Bank"));
+    await configureChannel(app, faqKey, "teamchat", {
+      team_id: team,
+      bot_token: "xoxb-1000000009-test-bot-token-c",
+      signing_secret: signingSecret,
+    });
+    const faq = await app.request("/api/knowledge/sources", {
+      key: faqKey,
+      body: { type: "manual", title: "Bank FAQ", content: newBankFaq },
+    });
+    expect(faq.status).toBe(201);
+    const asked = eventBody(team, { channel: dm, user: "U0FAQ0001", text: "the limit for taking cash out" });
+    const send = await providers.nextSend(() => post(asked), toDm);
+    const [section, actions] = send.body.blocks;
+    expect(section).toEqual({ type: "section", text: { type: "mrkdwn", text: send.body.text } });
+    expect(send.body.text).toContain("Did you mean one of these? Reply with its number.\n1. How much can I withdraw");
+    declined = { thread: send.body.thread_ts, ts: "1700000099.000001", buttons: actions.elements };
+  });
+
+  it("sends a button for each question, the question whole in its value", () => {
+    expect(declined.buttons[0]).toEqual({
+      type: "button",
+      action_id: "ask_1",
+      text: { type: "plain_text", text: "How much can I withdraw from an ATM per day?" },
+      value: "ask:How much can I withdraw from an ATM per day?",
+    });
+  });
+
+  it("answers the question of a pressed button in the decline's thread, once however often Slack posts the press", async () => {
+    const [button] = declined.buttons;
+    const send = await providers.nextSend(async () => expect((await press(button!, "1700000100.000001")).status).toBe(200), toDm);
+    expect(send.body.thread_ts).toBe(declined.thread);
+    expect(send.body.text).toContain("The daily ATM withdrawal limit is 1,000 EUR.");
+    expect(send.body.blocks).toBeUndefined();
+    const customer = `${dm}:${declined.thread}`;
+    expect(await lastCustomerText(app, faqKey, "teamchat", customer)).toBe("How much can I withdraw from an ATM per day?");
+    const before = providers.sends.length;
+    expect((await press(button!, "1700000100.000001")).status).toBe(200);
+    await untilWebhooksSettled(app);
+    expect(providers.sends.length).toBe(before);
+  });
+
+  it("answers 401 AUTH_INVALID for a press signed with another secret, asking nothing", async () => {
+    const res = await press(declined.buttons[0]!, "1700000101.000001", "another_signing_secret");
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe("AUTH_INVALID");
   });
 });
 
