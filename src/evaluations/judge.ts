@@ -33,7 +33,8 @@ export function judge(expected: CaseExpectation, reply: PreviewReply, sourceIds:
       return { passed: false, reason: `cited ${quoted([...new Set(reply.sources.map((s) => s.title))]) || "no source"} instead` };
     }
     case "contains": {
-      const text = folded(reply.reply);
+      // A decline that lists FAQ questions holds their words without answering them.
+      const text = reply.suggestions.reduce((rest, question) => rest.replace(folded(question), " "), folded(reply.reply));
       const missing = expected.contains.filter((p) => !text.includes(folded(p)));
       return missing.length
         ? { passed: false, reason: `missing ${quoted(missing)}` }

@@ -13,6 +13,8 @@ export interface PreviewReply {
   /** The message would be handed to a human. */
   handoff: boolean;
   sources: AnswerSource[];
+  /** The FAQ questions a decline lists (src/ai/local.ts): their words are not the answer's. */
+  suggestions: string[];
 }
 
 /**
@@ -27,7 +29,7 @@ export async function previewReply(
   const intent = await classifyIntent(services, question.tenantId, question.text);
   const classified = { intent: intent.intent, confidence: intent.confidence };
   if (decideByIntent(intent).kind === "escalate") {
-    return { ...classified, reply: handoffNotice, grounded: false, handoff: true, sources: [] };
+    return { ...classified, reply: handoffNotice, grounded: false, handoff: true, sources: [], suggestions: [] };
   }
   const settings = await answerSettings(services, question.tenantId);
   const context = await retrieveKnowledge(services, question.tenantId, searchTextOf(settings, question.text));
@@ -40,5 +42,6 @@ export async function previewReply(
     grounded: answer.grounded,
     handoff,
     sources: answer.sources,
+    suggestions: answer.suggestions ?? [],
   };
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newBankFaq } from "../fixtures/new-bank-faq.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 
 let app: TestApp;
@@ -267,5 +268,25 @@ describe("evaluation runs", () => {
     expect((await app.request(`/api/evaluations/runs/${firstRun}`, { key: other.apiKey })).status).toBe(404);
     const empty = await app.request("/api/evaluations/runs", { key: other.apiKey, method: "POST" });
     expect(empty.body).toMatchObject({ status: "completed", cases: 0, passed: 0, accuracy: null, results: [] });
+  });
+});
+
+describe("a decline that lists the questions the customer may have meant", () => {
+  it("passes a decline case, and never a contains case by the words of a listed question", async () => {
+    const faqBank = await app.tenant("Listing Bank");
+    await addSource("Bank FAQ", newBankFaq, faqBank.apiKey);
+    const question = "the limit for taking cash out";
+    const listedCases = [
+      { question, expect: "decline" },
+      { question, expect: "contains", contains: ["withdraw from an ATM"] },
+    ];
+    const imported = await app.request("/api/evaluations/cases/import", { key: faqBank.apiKey, body: { cases: listedCases } });
+    expect(imported.status).toBe(200);
+    const run = await app.request("/api/evaluations/runs", { key: faqBank.apiKey, method: "POST" });
+    expect(run.status).toBe(201);
+    const [declined, contains] = run.body.results;
+    expect(declined).toMatchObject({ passed: true, declined: true });
+    expect(declined.reply).toContain("1. How much can I withdraw from an ATM per day?");
+    expect(contains).toMatchObject({ passed: false, reason: 'missing "withdraw from an ATM"' });
   });
 });
