@@ -2,13 +2,13 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { botmsg } from "../../src/channels/botmsg.js";
 import { type FakeProviders, type RecordedSend, startFakeProviders } from "../fakes/providers.js";
-import { newBankFaq } from "../fixtures/new-bank-faq.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import {
   configureChannel,
   conversationMessages,
   conversationOf,
   conversationsOn,
+  faqTenantOn,
   inboundJobs,
   lastCustomerText,
   settledReply,
@@ -212,13 +212,7 @@ describe("the questions a decline lists, as inline buttons", () => {
   }
 
   beforeAll(async () => {
-    ({ apiKey: faqKey } = await app.tenant("FAQ Bot Bank"));
-    await configureChannel(app, faqKey, "botmsg", { bot_token: faqBotToken, secret_token: faqSecret });
-    const faq = await app.request("/api/knowledge/sources", {
-      key: faqKey,
-      body: { type: "manual", title: "Bank FAQ", content: newBankFaq },
-    });
-    expect(faq.status).toBe(201);
+    faqKey = await faqTenantOn(app, "FAQ Bot Bank", "botmsg", { bot_token: faqBotToken, secret_token: faqSecret });
     const chatId = 700000020;
     const send = await providers.nextSend(
       () => post(update(textMessage(chatId, "the limit for taking cash out")), faqSecret),

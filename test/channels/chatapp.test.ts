@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type FakeProviders, type RecordedSend, startFakeProviders } from "../fakes/providers.js";
-import { newBankFaq } from "../fixtures/new-bank-faq.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import {
   chatappMessageEvent,
   configureChannel,
   conversationMessages,
   conversationsOn,
+  faqTenantOn,
   lastCustomerText,
   metaJson,
   metaSignature,
@@ -272,13 +272,11 @@ describe("the questions a decline lists, as a list message", () => {
   const toCustomer = (send: RecordedSend) => send.body.to === customer;
 
   beforeAll(async () => {
-    ({ apiKey: faqKey } = await app.tenant("FAQ Chatapp Bank"));
-    await configureChannel(app, faqKey, "chatapp", { ...credentials, phone_number_id: faqNumber, verify_token: "vt_faq" });
-    const faq = await app.request("/api/knowledge/sources", {
-      key: faqKey,
-      body: { type: "manual", title: "Bank FAQ", content: newBankFaq },
+    faqKey = await faqTenantOn(app, "FAQ Chatapp Bank", "chatapp", {
+      ...credentials,
+      phone_number_id: faqNumber,
+      verify_token: "vt_faq",
     });
-    expect(faq.status).toBe(201);
     const send = await providers.nextSend(
       () =>
         post(event({ id: "wamid.FAQ0001", type: "text", text: { body: "the limit for taking cash out" } }, faqNumber, customer)),

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { instagram, messenger } from "../../src/channels/social.js";
 import { type FakeProviders, type RecordedSend, startFakeProviders } from "../fakes/providers.js";
-import { newBankFaq } from "../fixtures/new-bank-faq.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import {
   configureChannel,
   conversationMessages,
   conversationOf,
   conversationsOn,
+  faqTenantOn,
   inboundJobs,
   lastCustomerText,
   metaJson,
@@ -232,18 +232,12 @@ describe("the questions a decline lists, as quick replies", () => {
   const toCustomer = (send: RecordedSend) => send.body.recipient?.id === customer;
 
   beforeAll(async () => {
-    ({ apiKey: faqKey } = await app.tenant("FAQ Social Bank"));
-    await configureChannel(app, faqKey, "messenger", {
+    faqKey = await faqTenantOn(app, "FAQ Social Bank", "messenger", {
       page_id: faqPage,
       access_token: pageToken,
       verify_token: "social-verify-3",
       app_secret: appSecret,
     });
-    const faq = await app.request("/api/knowledge/sources", {
-      key: faqKey,
-      body: { type: "manual", title: "Bank FAQ", content: newBankFaq },
-    });
-    expect(faq.status).toBe(201);
     const asked = messaging("page", [
       { id: faqPage, items: [message(faqPage, customer, { mid: "m_FAQ0001", text: "the limit for taking cash out" })] },
     ]);

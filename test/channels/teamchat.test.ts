@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WebhookRequest } from "../../src/channels/adapter.js";
 import { teamchat, toMrkdwn, verifySlackSignature } from "../../src/channels/teamchat.js";
 import { type FakeProviders, type RecordedSend, startFakeProviders } from "../fakes/providers.js";
-import { newBankFaq } from "../fixtures/new-bank-faq.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import {
   configureChannel,
   conversationMessages,
   conversationOf,
+  faqTenantOn,
   inboundJobs,
   lastCustomerText,
   settledReply,
@@ -263,17 +263,11 @@ describe("the questions a decline lists, as buttons", () => {
   }
 
   beforeAll(async () => {
-    ({ apiKey: faqKey } = await app.tenant("FAQ Team Bank"));
-    await configureChannel(app, faqKey, "teamchat", {
+    faqKey = await faqTenantOn(app, "FAQ Team Bank", "teamchat", {
       team_id: team,
       bot_token: "xoxb-1000000009-test-bot-token-c",
       signing_secret: signingSecret,
     });
-    const faq = await app.request("/api/knowledge/sources", {
-      key: faqKey,
-      body: { type: "manual", title: "Bank FAQ", content: newBankFaq },
-    });
-    expect(faq.status).toBe(201);
     const asked = eventBody(team, { channel: dm, user: "U0FAQ0001", text: "the limit for taking cash out" });
     const send = await providers.nextSend(() => post(asked), toDm);
     const [section, actions] = send.body.blocks;

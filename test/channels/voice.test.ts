@@ -3,9 +3,8 @@ import { speakable } from "../../src/channels/format.js";
 import { sendsThroughProvider } from "../../src/channels/registry.js";
 import { twilioSignature } from "../../src/channels/twilio.js";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
-import { newBankFaq } from "../fixtures/new-bank-faq.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { configureChannel, conversationMessages, conversationsOn, postForm } from "../helpers/channels.js";
+import { configureChannel, conversationMessages, conversationsOn, faqTenantOn, postForm } from "../helpers/channels.js";
 
 // The voice channel (Twilio Voice): TwiML answers, the pipeline run within each speech step, the
 // tenant's selected voice, and status callbacks that close the call's conversation.
@@ -200,13 +199,11 @@ describe("a call the assistant cannot answer at once", () => {
   const faqNumber = "+15557650001";
 
   beforeAll(async () => {
-    const { apiKey } = await app.tenant("FAQ Voice Bank");
-    await configureChannel(app, apiKey, "voice", { account_sid: accountSid, auth_token: authToken, phone_number: faqNumber });
-    const faq = await app.request("/api/knowledge/sources", {
-      key: apiKey,
-      body: { type: "manual", title: "Bank FAQ", content: newBankFaq },
+    await faqTenantOn(app, "FAQ Voice Bank", "voice", {
+      account_sid: accountSid,
+      auth_token: authToken,
+      phone_number: faqNumber,
     });
-    expect(faq.status).toBe(201);
   });
 
   it("reads out the questions the caller may have meant, and answers the one whose number the caller says", async () => {

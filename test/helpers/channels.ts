@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { expect, vi } from "vitest";
 import { inboundQueue } from "../../src/channels/inbound-job.js";
 import { sendQueue } from "../../src/pipeline/deliver.js";
+import { newBankFaq } from "../fixtures/new-bank-faq.js";
 import type { TestApp } from "./app.js";
 
 /** Configures a channel through the REST API, as a tenant does in the dashboard; returns its record. */
@@ -15,6 +16,21 @@ export async function configureChannel(
   const res = await app.request(`/api/tenant/channels/${type}`, { method: "PUT", key, body: { credentials, settings } });
   expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
   return res.body as { id: string; routing_key: string; webhook_url: string };
+}
+
+/**
+ * A tenant of its own with a channel of `type`, its knowledge the new bank's FAQ (test/fixtures/new-bank-faq.ts): a
+ * question it cannot place gets a decline that lists the FAQ's questions. Returns its API key.
+ */
+export async function faqTenantOn(app: TestApp, name: string, type: string, credentials: Record<string, string>) {
+  const { apiKey } = await app.tenant(name);
+  await configureChannel(app, apiKey, type, credentials);
+  const faq = await app.request("/api/knowledge/sources", {
+    key: apiKey,
+    body: { type: "manual", title: "Bank FAQ", content: newBankFaq },
+  });
+  expect(faq.status).toBe(201);
+  return apiKey;
 }
 
 /** A chat-app channel's credentials for a phone number id, signed with the app secret. */
