@@ -39,6 +39,11 @@ export interface AnswerInput {
   redact?: boolean;
   /** Aborting stops generation: `answer` rejects with an AbortError after the deltas sent so far. */
   signal?: AbortSignal;
+  /**
+   * A decline may list the questions the customer may have meant, to pick one from (on unless false). False when a
+   * decline hands the conversation to the team: the next message is theirs to answer, not a pick.
+   */
+  offerChoices?: boolean;
 }
 
 export interface AnswerSource {

@@ -249,7 +249,7 @@ function decline(input: AnswerInput, passages: Passage[], ranked: Ranked): Answe
     .filter(({ passage, logit }) => faqUnit(passage) && passageProbability(logit) >= suggestionFloor)
     .sort((a, b) => b.logit - a.logit)
     .map(({ passage }) => (input.style.plainText ? plain(passage.question!) : passage.question!));
-  const suggestions = [...new Set(likely)].slice(0, maxSuggestions);
+  const suggestions = input.offerChoices === false ? [] : [...new Set(likely)].slice(0, maxSuggestions);
   const declined = () => declineWith(suggestions, input.style.channel);
   while (suggestions.length && countTokens(declined()) > input.style.maxTokens) suggestions.pop();
   const text = declined();

@@ -37,7 +37,7 @@ export function answerInput(
   settings: AnswerSettings,
   message: { channel: string; text: string },
   retrieved: Retrieved,
-  signal?: AbortSignal,
+  options: { signal?: AbortSignal; offerChoices?: boolean } = {},
 ): AnswerInput {
   return {
     tenantName: settings.tenantName,
@@ -47,6 +47,7 @@ export function answerInput(
     history: retrieved.history,
     context: retrieved.context,
     redact: settings.redact,
-    signal,
+    signal: options.signal,
+    offerChoices: options.offerChoices,
   };
 }

@@ -68,20 +68,28 @@ async function timed<T>(
   }
 }
 
+type StreakHolder = { id: string; tenantId: string; metadata: Prisma.JsonValue };
+
+const storedStreak = (conversation: StreakHolder) =>
+  ((conversation.metadata ?? {}) as { lowConfidenceStreak?: number }).lowConfidenceStreak ?? 0;
+
+/** Whether an answer the AI cannot ground, next in this conversation, reaches the tenant's limit and escalates. */
+const declineHandsOver = (conversation: StreakHolder, limit: number) => storedStreak(conversation) + 1 >= limit;
+
 /** Consecutive answers the AI could not ground; the tenant's limit of them escalates (DESIGN §3). */
 async function recordGrounding(
   services: Services,
-  conversation: { id: string; tenantId: string; metadata: Prisma.JsonValue },
+  conversation: StreakHolder,
   grounded: boolean,
   limit: number,
 ): Promise<boolean> {
-  const metadata = (conversation.metadata ?? {}) as { lowConfidenceStreak?: number };
-  const streak = grounded ? 0 : (metadata.lowConfidenceStreak ?? 0) + 1;
+  const metadata = (conversation.metadata ?? {}) as Prisma.JsonObject;
+  const streak = grounded ? 0 : storedStreak(conversation) + 1;
   // A grounded answer in a conversation without a streak changes nothing: the common case costs no write.
-  if (streak === (metadata.lowConfidenceStreak ?? 0)) return false;
+  if (streak === storedStreak(conversation)) return false;
   await services.db.prisma.conversation.update({
     where: { id: conversation.id },
-    data: { metadata: { ...(metadata as Prisma.JsonObject), lowConfidenceStreak: streak } },
+    data: { metadata: { ...metadata, lowConfidenceStreak: streak } },
   });
   return streak >= limit;
 }
@@ -276,11 +284,13 @@ async function aiReply(
       knowledge: known.knowledge,
     }),
   );
+  // A decline that hands over lists no questions to pick from: the team answers next.
+  const options = { signal: hooks.signal, offerChoices: !declineHandsOver(conversation, settings.lowConfidenceLimit) };
   let streamed = "";
   let answer: Answer;
   try {
     answer = await timed(services, took, "engine", msg.channel, () =>
-      services.engine.answer(answerInput(settings, asked, retrieved, hooks.signal), (text) => {
+      services.engine.answer(answerInput(settings, asked, retrieved, options), (text) => {
         streamed += text;
         hooks.onDelta?.(text);
       }),

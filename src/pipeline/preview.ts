@@ -33,9 +33,13 @@ export async function previewReply(
   }
   const settings = await answerSettings(services, question.tenantId);
   const context = await retrieveKnowledge(services, question.tenantId, searchTextOf(settings, question.text));
-  const answer = await services.engine.answer(answerInput(settings, question, { context, history: [] }));
-  // A first message starts the streak of ungrounded answers at one: a limit of one hands it over at once.
-  const handoff = !answer.grounded && settings.lowConfidenceLimit <= 1;
+  // A first message starts the streak of ungrounded answers at one: a limit of one hands it over at once, and such a
+  // decline lists no questions, as in a conversation.
+  const handsOver = settings.lowConfidenceLimit <= 1;
+  const answer = await services.engine.answer(
+    answerInput(settings, question, { context, history: [] }, { offerChoices: !handsOver }),
+  );
+  const handoff = !answer.grounded && handsOver;
   return {
     ...classified,
     reply: handoff ? `${answer.text}\n\n${handoffNotice}` : answer.text,

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dontKnow } from "../../src/ai/local.js";
 import { defaultDisclosure } from "../../src/conversations/disclosure.js";
+import { handoffNotice } from "../../src/conversations/escalate.js";
 import { newBankFaq } from "../fixtures/new-bank-faq.js";
+import { UpdateTenantDocument } from "../generated.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 
 describe("the offline engine answers a new bank's customers from its FAQ", () => {
@@ -89,6 +91,27 @@ describe("the offline engine answers a new bank's customers from its FAQ", () =>
       body: { message: "The first one.", conversationId: res.body.conversationId },
     });
     expect(picked.body.response).toContain("The daily ATM withdrawal limit is 1,000 EUR.");
+  });
+
+  it("lists no questions in the decline that hands the conversation to the team: the team answers next", async () => {
+    const strict = await app.tenant("New Strict Bank");
+    await app.request("/api/knowledge/sources", {
+      key: strict.apiKey,
+      body: { type: "manual", title: "Bank FAQ", content: newBankFaq },
+    });
+    await app.graphql(UpdateTenantDocument, { lowConfidenceEscalateAfter: 2 }, strict.apiKey);
+    const ask = (message: string, conversationId?: string) =>
+      app.request("/api/chat", { key: strict.apiKey, body: { message, conversationId } });
+    const first = await ask("the limit for taking cash out");
+    expect(first.body.metadata.suggestions[0]).toBe("How much can I withdraw from an ATM per day?");
+    expect(first.body.handledBy).toBe("ai");
+    const second = await ask("and the limit for taking cash out abroad?", first.body.conversationId);
+    expect(second.body.handledBy).toBe("team");
+    expect(second.body.response).toBe(`${dontKnow}\n\n${handoffNotice}`);
+    expect(second.body.metadata.suggestions).toEqual([]);
+    const stored = await app.request(`/api/conversations/${first.body.conversationId}/messages`, { key: strict.apiKey });
+    const decline = stored.body.messages.find((m: { id: string }) => m.id === second.body.messageId);
+    expect(decline.metadata.suggestions).toBeUndefined();
   });
 
   it('hands a customer who was listed questions over on "yes please", and reads a number past the list as a message', async () => {
