@@ -248,7 +248,7 @@ export type AnalyticsPageQueryVariables = Exact<{
 }>;
 
 
-export type AnalyticsPageQuery = { analytics: { from: string, to: string, channel: string | null, granularity: Granularity, aiResolved: number, aiResolutionRate: number | null, escalated: number, escalationRate: number | null, tokensUsed: number, conversations: { total: number, byChannel: Array<{ key: string, count: number }> }, messages: { total: number, customer: number, ai: number, agent: number }, escalations: { total: number, outOfHours: number, byReason: Array<{ key: string, count: number }> }, firstResponseTime: { count: number, medianSeconds: number | null, p90Seconds: number | null }, resolutionTime: { count: number, medianSeconds: number | null, p90Seconds: number | null }, topIntents: Array<{ key: string, count: number }>, knowledgeCoverage: { answers: number, grounded: number, rate: number | null }, unansweredQuestions: Array<{ question: string, count: number, lastAskedAt: string }>, feedback: { up: number, down: number, rate: number | null, satisfaction: { asked: number, answered: number, average: number | null }, byChannel: Array<{ channel: string, up: number, down: number, rate: number | null, satisfaction: { asked: number, answered: number, average: number | null } }> }, series: Array<{ start: string, conversations: number, escalations: number, conversationsByChannel: Array<{ key: string, count: number }> }> } };
+export type AnalyticsPageQuery = { analytics: { from: string, to: string, channel: string | null, granularity: Granularity, aiResolved: number, aiResolutionRate: number | null, escalated: number, escalationRate: number | null, tokensUsed: number, conversations: { total: number, byChannel: Array<{ key: string, count: number }> }, messages: { total: number, customer: number, ai: number, agent: number }, escalations: { total: number, outOfHours: number, byReason: Array<{ key: string, count: number }> }, firstResponseTime: { count: number, medianSeconds: number | null, p90Seconds: number | null }, resolutionTime: { count: number, medianSeconds: number | null, p90Seconds: number | null }, topIntents: Array<{ key: string, count: number }>, knowledgeCoverage: { answers: number, grounded: number, rate: number | null }, listedQuestions: { offered: number, chosen: number, rate: number | null }, unansweredQuestions: Array<{ question: string, count: number, lastAskedAt: string }>, feedback: { up: number, down: number, rate: number | null, satisfaction: { asked: number, answered: number, average: number | null }, byChannel: Array<{ channel: string, up: number, down: number, rate: number | null, satisfaction: { asked: number, answered: number, average: number | null } }> }, series: Array<{ start: string, conversations: number, escalations: number, conversationsByChannel: Array<{ key: string, count: number }> }> } };
 
 export type ChannelsPageQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -1007,6 +1007,11 @@ export const AnalyticsPageDocument = new TypedDocumentString(`
     knowledgeCoverage {
       answers
       grounded
+      rate
+    }
+    listedQuestions {
+      offered
+      chosen
       rate
     }
     unansweredQuestions {

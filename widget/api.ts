@@ -137,11 +137,14 @@ export class WidgetApi {
     return result;
   }
 
-  /** Sends a message; with `stream`, the reply arrives through `on` as it is written, and the promise holds the whole. */
-  async send(message: string, stream: boolean, on: StreamHandlers): Promise<Reply> {
+  /**
+   * Sends a message (`choice`: a question of a decline's list, pressed); with `stream`, the reply arrives through `on`
+   * as it is written, and the promise holds the whole.
+   */
+  async send(message: string, stream: boolean, choice: boolean, on: StreamHandlers): Promise<Reply> {
     const res = await this.request("/api/v1/widget/message", {
       method: "POST",
-      body: JSON.stringify({ message, stream }),
+      body: JSON.stringify({ message, stream, ...(choice && { choice }) }),
       accept: stream ? "text/event-stream" : "application/json",
     });
     if (!stream) return (await res.json()) as Reply;

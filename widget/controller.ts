@@ -31,7 +31,7 @@ export function startWidget(options: { base: string; token: string; position?: P
 
   const view = new ChatView(
     {
-      send: (text) => void send(text),
+      send: (text, choice) => void send(text, choice),
       toggled: (open) => rememberOpen(key, open),
       rate: (messageId, rating) => void api.rate(messageId, rating).catch(refused),
       score: (score) => void api.score(score).catch(refused),
@@ -143,7 +143,7 @@ export function startWidget(options: { base: string; token: string; position?: P
     })();
   }
 
-  async function send(text: string): Promise<void> {
+  async function send(text: string, choice = false): Promise<void> {
     if (!ready || busy) return;
     busy = true;
     sendable();
@@ -152,7 +152,7 @@ export function startWidget(options: { base: string; token: string; position?: P
     view.setTyping(true);
     let reply: { id: string; shown: Shown | null } | null = null;
     try {
-      const done: Reply = await api.send(text, streaming, {
+      const done: Reply = await api.send(text, streaming, choice, {
         meta(ids) {
           follow(ids.conversationId);
           reply = { id: ids.messageId, shown: shown.get(ids.messageId) ?? null };

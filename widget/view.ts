@@ -7,7 +7,8 @@ export type Position = (typeof positions)[number];
 export const isPosition = (value: unknown): value is Position => positions.includes(value as Position);
 
 export interface ViewEvents {
-  send(text: string): void;
+  /** `choice`: the text is one of the questions a decline listed, pressed rather than typed. */
+  send(text: string, choice?: boolean): void;
   toggled(open: boolean): void;
   rate(messageId: string, rating: "up" | "down"): void;
   score(score: number): void;
@@ -274,7 +275,7 @@ export class ChatView {
     for (const question of questions) {
       const button = el("button", { type: "button" }, question);
       button.addEventListener("click", () => {
-        if (!this.sendButton.disabled) this.events.send(question);
+        if (!this.sendButton.disabled) this.events.send(question, true);
       });
       group.append(button);
     }

@@ -42,6 +42,8 @@ export function analyticsCsv(a: Figures): string {
     ["resolution_median_seconds", a.resolutionTime.medianSeconds],
     ["resolution_p90_seconds", a.resolutionTime.p90Seconds],
     ["knowledge_coverage_rate", a.knowledgeCoverage.rate],
+    ["listed_questions_offered", a.listedQuestions.offered],
+    ["listed_questions_chosen", a.listedQuestions.chosen],
     ["messages", a.messages.total],
     ["tokens_used", a.tokensUsed],
     [],
@@ -195,6 +197,11 @@ export default function AnalyticsPage() {
               label="answers grounded in knowledge"
               value={percent(a.knowledgeCoverage.rate)}
               detail={`${a.knowledgeCoverage.grounded} of ${a.knowledgeCoverage.answers}`}
+            />
+            <Card
+              label="listed questions chosen"
+              value={percent(a.listedQuestions.rate)}
+              detail={`${a.listedQuestions.chosen} of ${a.listedQuestions.offered} declines that listed some`}
             />
           </div>
           <h2>Conversations per {a.granularity} by channel</h2>

@@ -75,15 +75,21 @@ export const conversationFigure: Figure = {
      GROUP BY 1, 2, 3`,
 };
 
-/** Messages by role and intent ('' for none), with tokens and grounding of the AI's answers. */
+/**
+ * Messages by role and intent ('' for none), with tokens and grounding of the AI's answers, and of the questions a
+ * decline lists (src/ai/local.ts): the declines that listed some, and the answers to one the customer chose
+ * (src/pipeline/index.ts marks them `chosen`).
+ */
 export const messageFigure: Figure = {
   table: "analytics_message_days",
   allChannels: true,
-  columns: ["day", "channel", "role", "intent", "messages", "tokens", "grounded", "graded"],
+  columns: ["day", "channel", "role", "intent", "messages", "tokens", "grounded", "graded", "offered", "chosen"],
   daily: (p) => `
     SELECT analytics_day(m.created_at) AS day, coalesce(${channelOf("m", p).column}, '*') AS channel, m.role,
            coalesce(m.intent, '') AS intent, count(*)::int AS messages, coalesce(sum(m.tokens_used), 0)::bigint AS tokens,
-           count(*) FILTER (WHERE m.grounded)::int AS grounded, count(m.grounded)::int AS graded
+           count(*) FILTER (WHERE m.grounded)::int AS grounded, count(m.grounded)::int AS graded,
+           count(*) FILTER (WHERE m.role = 'assistant' AND m.metadata -> 'suggestions' IS NOT NULL)::int AS offered,
+           count(*) FILTER (WHERE m.role = 'assistant' AND m.metadata @> '{"chosen": true}')::int AS chosen
       FROM messages m ${channelOf("m", p).join}
      WHERE m.tenant_id = ${p.tenant} AND m.created_at >= ${p.from} AND m.created_at < ${p.to}
      GROUP BY ${perChannel(p, "1, 3, 4", channelOf("m", p).column)}`,

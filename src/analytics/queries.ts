@@ -108,7 +108,16 @@ export interface MessageCounts {
   /** Messages by bucket and role (the series), with the tokens of the AI's answers. */
   byBucket: Array<{ bucket: Date; role: string; messages: number; tokens: number }>;
   /** The window's messages by role and intent, with tokens and grounding of the AI's answers. */
-  byIntent: Array<{ role: string; intent: string | null; messages: number; tokens: number; grounded: number; graded: number }>;
+  byIntent: Array<{
+    role: string;
+    intent: string | null;
+    messages: number;
+    tokens: number;
+    grounded: number;
+    graded: number;
+    offered: number;
+    chosen: number;
+  }>;
 }
 
 /** The window's messages, in one statement of two grouping sets (as conversationCounts). */
@@ -118,7 +127,8 @@ export async function messageCounts(sql: AnalyticsSql, w: Window): Promise<Messa
   const rows = await sql.query<MessageCounts["byIntent"][number] & { bucket: Date | null }>(
     `SELECT ${bucket} AS bucket, r.role, nullif(r.intent, '') AS intent,
             sum(r.messages)::int AS messages, sum(r.tokens)::float8 AS tokens,
-            sum(r.grounded)::int AS grounded, sum(r.graded)::int AS graded
+            sum(r.grounded)::int AS grounded, sum(r.graded)::int AS graded,
+            sum(r.offered)::int AS offered, sum(r.chosen)::int AS chosen
        FROM ${q.source(messageFigure)}
       GROUP BY GROUPING SETS ((${bucket}, r.role), (r.role, nullif(r.intent, '')))`,
     q.values,

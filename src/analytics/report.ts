@@ -63,6 +63,11 @@ export interface AnalyticsReport {
   resolutionTime: Durations;
   topIntents: Count[];
   knowledgeCoverage: { answers: number; grounded: number; rate: number | null };
+  /**
+   * The questions a decline lists: `offered`, the AI's declines that listed some; `chosen`, its answers to a question
+   * the customer chose from such a list (its number, or a button); `rate`, chosen ÷ offered.
+   */
+  listedQuestions: { offered: number; chosen: number; rate: number | null };
   unansweredQuestions: Array<{ question: string; count: number; lastAskedAt: Date; conversationId: string }>;
   tokensUsed: number;
   feedback: FeedbackFigures & { byChannel: Array<FeedbackFigures & { channel: string }> };
@@ -147,6 +152,8 @@ export async function analyticsReport(services: Services, w: Window): Promise<An
   const declined = sum(conversations.byStatus, (c) => c.declined);
   const answers = sum(messages.byIntent, (m) => m.graded);
   const grounded = sum(messages.byIntent, (m) => m.grounded);
+  const offered = sum(messages.byIntent, (m) => m.offered);
+  const chosen = sum(messages.byIntent, (m) => m.chosen);
   const inBucket = <R extends { bucket: Date }>(rows: R[], start: Date) =>
     rows.filter((r) => r.bucket.getTime() === start.getTime());
   return {
@@ -194,6 +201,7 @@ export async function analyticsReport(services: Services, w: Window): Promise<An
       (m) => m.messages,
     ).slice(0, topIntentCount),
     knowledgeCoverage: { answers, grounded, rate: ratio(grounded, answers) },
+    listedQuestions: { offered, chosen, rate: ratio(chosen, offered) },
     unansweredQuestions: unanswered.map((u) => ({
       question: u.question,
       count: u.asked,

@@ -55,6 +55,8 @@ export interface ChannelEvent {
   text: string | null;
   /** What the customer sent: `text`, `image`, `sticker`… */
   kind: string;
+  /** The text is the question of a button of ours under a decline (src/channels/choices.ts) that the customer pressed. */
+  choice?: boolean;
 }
 
 /** A provider's inbound endpoint for asynchronous channels: parse, then route and verify per channel. */

@@ -59,11 +59,14 @@ function keyboardOf(choices: string[] | undefined) {
  * The text of a pressed inline button: its label, found in the message that carries it (so that a button of an
  * older reply asks its own question); the button's data where Telegram no longer includes that message.
  */
-function pressedText(callback: Record<string, unknown>): string | null {
+function pressedText(callback: Record<string, unknown>): { text: string | null; choice?: true } {
   const data = asText(callback.data);
   const keyboard = asObject(asObject(callback.message).reply_markup).inline_keyboard;
   const buttons = Array.isArray(keyboard) ? keyboard.flat().map(asObject) : [];
-  return asText(buttons.find((button) => asText(button.callback_data) === data)?.text) ?? data;
+  // Our only inline buttons are a decline's questions: a label found is a question chosen. The bare number is read
+  // against the latest list by the pipeline, as a typed one is.
+  const label = asText(buttons.find((button) => asText(button.callback_data) === data)?.text);
+  return label ? { text: label, choice: true } : { text: data };
 }
 
 /** What a message without text carries, from the first media field present. */
@@ -85,7 +88,9 @@ function parse(req: WebhookRequest): ChannelEvent[] {
   const chat = asObject(message.chat ?? asObject(callback.message).chat);
   const chatId = asText(chat.id);
   if (!updateId || !chatId || from.is_bot === true) return [];
-  const text = asText(message.text) ?? asText(message.caption) ?? pressedText(callback);
+  const typed = asText(message.text) ?? asText(message.caption);
+  const press = typed === null ? pressedText(callback) : null;
+  const text = typed ?? press?.text ?? null;
   const name = [asText(from.first_name), asText(from.last_name)].filter(Boolean).join(" ") || null;
   return [
     {
@@ -94,6 +99,7 @@ function parse(req: WebhookRequest): ChannelEvent[] {
       customer: { id: chatId, name },
       text,
       kind: text === null ? mediaKind(message) : "text",
+      ...(press?.choice && { choice: true }),
     },
   ];
 }

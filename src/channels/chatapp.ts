@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ChannelAdapter, ChannelEvent, OutboundMessage, WebhookEndpoint } from "./adapter.js";
-import { askingPayload, clipped, questionAsked } from "./choices.js";
+import { askingPayload, clipped, pressedButton } from "./choices.js";
 import { formatForChannel } from "./format.js";
 import { graphUrl, metaWebhookCredentials, verifyMetaRequest } from "./meta.js";
 import { asArray, asObject, asText, e164, jsonBody } from "./payload.js";
@@ -65,10 +65,10 @@ function content(message: OutboundMessage) {
   };
 }
 
-/** The text of a pressed reply button or chosen list row: the question of one of ours, else its label. */
-function pressedText(interactive: Record<string, unknown>): string | null {
+/** A pressed reply button or chosen list row: the question of one of ours, else its label. */
+function pressedReply(interactive: Record<string, unknown>) {
   const chosen = asObject(interactive.button_reply ?? interactive.list_reply);
-  return questionAsked(asText(chosen.id)) ?? asText(chosen.title);
+  return pressedButton(asText(chosen.id), asText(chosen.title));
 }
 
 /** Customer messages of a WhatsApp webhook; status events (sent, delivered, read) are not messages. */
@@ -87,14 +87,13 @@ function parse(body: Record<string, unknown>): ChannelEvent[] {
         const id = asText(m.id);
         if (!routingKey || !from || !id) continue;
         const type = asText(m.type) ?? "unknown";
+        const press = type === "interactive" ? pressedReply(asObject(m.interactive)) : null;
         const text =
           type === "text"
             ? asText(asObject(m.text).body)
             : type === "button"
               ? asText(asObject(m.button).text)
-              : type === "interactive"
-                ? pressedText(asObject(m.interactive))
-                : null;
+              : (press?.text ?? null);
         events.push({
           type: "chatapp",
           routingKey,
@@ -102,6 +101,7 @@ function parse(body: Record<string, unknown>): ChannelEvent[] {
           customer: { id: from, phone: e164(from), name: names.get(from) ?? null },
           text,
           kind: text === null ? type : "text",
+          ...(press?.choice && { choice: true }),
         });
       }
     }

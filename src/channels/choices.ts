@@ -10,8 +10,17 @@ const marker = "ask:";
 export const askingPayload = (question: string, maxLength: number) => `${marker}${question}`.slice(0, maxLength);
 
 /** The question one of our buttons asks, from its id or payload; null for any other. */
-export function questionAsked(payload: string | null): string | null {
+function questionAsked(payload: string | null): string | null {
   return payload?.startsWith(marker) ? payload.slice(marker.length).trim() || null : null;
+}
+
+/**
+ * What a pressed button says: the question of one of ours, marked as a choice (analytics count how often a listed
+ * question is taken), else the button's label.
+ */
+export function pressedButton(payload: string | null, label: string | null): { text: string | null; choice?: true } {
+  const question = questionAsked(payload);
+  return question ? { text: question, choice: true } : { text: label };
 }
 
 /** A label within the provider's length, cut with an ellipsis. */

@@ -43,6 +43,7 @@ export function inboundMessage(channel: ConfiguredChannel, event: ChannelEvent, 
     text: readable ? event.text!.slice(0, maxText) : `[${event.kind}]`,
     kind: readable ? "text" : event.kind,
     providerMessageId,
+    ...(readable && event.choice ? { choice: true } : {}),
   };
 }
 

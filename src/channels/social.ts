@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ChannelAdapter, ChannelEvent, ChannelSettings, ChannelType, WebhookEndpoint } from "./adapter.js";
-import { askingPayload, clipped, questionAsked } from "./choices.js";
+import { askingPayload, clipped, pressedButton } from "./choices.js";
 import { fitBytes, formatForChannel } from "./format.js";
 import { graphUrl, metaWebhookCredentials, verifyMetaRequest } from "./meta.js";
 import { asArray, asObject, asText, jsonBody } from "./payload.js";
@@ -84,7 +84,8 @@ function eventOf(type: ChannelType, routingKey: string, item: Record<string, unk
   if (!sender || sender === routingKey || message.is_echo === true) return null;
   const id = asText(message.mid) ?? asText(postback.mid);
   if (!id) return null;
-  const text = questionAsked(asText(asObject(message.quick_reply).payload)) ?? asText(message.text) ?? asText(postback.title);
+  const press = pressedButton(asText(asObject(message.quick_reply).payload), null);
+  const text = press.text ?? asText(message.text) ?? asText(postback.title);
   const attachment = asText(asObject(asArray(message.attachments)[0]).type);
   return {
     type,
@@ -93,6 +94,7 @@ function eventOf(type: ChannelType, routingKey: string, item: Record<string, unk
     customer: { id: sender },
     text,
     kind: text === null ? (attachment ?? "unknown") : "text",
+    ...(press.choice && { choice: true }),
   };
 }
 

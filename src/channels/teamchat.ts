@@ -11,7 +11,7 @@ import type {
   WebhookEndpoint,
   WebhookRequest,
 } from "./adapter.js";
-import { askingPayload, clipped, questionAsked } from "./choices.js";
+import { askingPayload, clipped, pressedButton } from "./choices.js";
 import { cutAtBoundary } from "./format.js";
 import { asArray, asObject, asText, formBody, headerOf, isObject, jsonValue } from "./payload.js";
 import { ProviderError, postJson } from "./provider-http.js";
@@ -197,7 +197,7 @@ function pressOf(interaction: Record<string, unknown>): ChannelEvent[] {
   const channel = asText(asObject(interaction.channel).id) ?? asText(container.channel_id);
   const thread = asText(asObject(interaction.message).thread_ts) ?? asText(container.thread_ts) ?? asText(container.message_ts);
   const pressedAt = asText(action.action_ts);
-  const text = questionAsked(asText(action.value)) ?? asText(asObject(action.text).text);
+  const { text, choice } = pressedButton(asText(action.value), asText(asObject(action.text).text));
   if (asText(interaction.type) !== "block_actions" || !teamId || !channel || !thread || !pressedAt || !text) return [];
   return [
     {
@@ -207,6 +207,7 @@ function pressOf(interaction: Record<string, unknown>): ChannelEvent[] {
       customer: { id: `${channel}:${thread}`, name: asText(asObject(interaction.user).id) },
       text,
       kind: "text",
+      ...(choice && { choice }),
     },
   ];
 }

@@ -20,4 +20,6 @@ export interface InboundMessage {
   providerMessageId?: string | null;
   /** An explicit conversation (API and widget callers continue one by id). */
   conversationId?: string | null;
+  /** The text is a question the customer chose from those a decline listed (a button of ours): analytics count it. */
+  choice?: boolean;
 }

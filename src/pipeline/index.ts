@@ -271,6 +271,8 @@ async function aiReply(
   // "2" after a reply that listed questions asks the second of them: that question is searched and answered.
   const picked = conversation.messageCount > 0 ? await pickedSuggestion(services, conversation, customerMessage) : null;
   const asked = picked ? { ...msg, text: picked } : msg;
+  // Marked on the reply, for analytics: how often a listed question is what the customer wanted.
+  const chosen = picked !== null || msg.choice === true;
   const known = picked ? searchAhead(services, asked) : ahead;
   const replyId = newId("msg");
   hooks.onStart?.({ conversationId: conversation.id, messageId: replyId });
@@ -327,7 +329,7 @@ async function aiReply(
       channel: msg.channel,
       role: "assistant",
       content: answer.text,
-      metadata: { ...metadata, grounded: answer.grounded } as unknown as Prisma.InputJsonObject,
+      metadata: { ...metadata, grounded: answer.grounded, ...(chosen ? { chosen } : {}) } as unknown as Prisma.InputJsonObject,
       replyTo: customerMessage.id,
     }),
   );

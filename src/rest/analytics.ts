@@ -40,6 +40,9 @@ const AnalyticsRecord = z.object({
   resolution_time: Durations,
   top_intents: z.array(z.object({ intent: z.string(), count: z.number().int() })),
   knowledge_coverage: z.object({ answers: z.number().int(), grounded: z.number().int(), rate: z.number().nullable() }),
+  listed_questions: z
+    .object({ offered: z.number().int(), chosen: z.number().int(), rate: z.number().nullable() })
+    .describe("the AI's declines that listed FAQ questions, its answers to one the customer chose, and chosen ÷ offered"),
   unanswered_questions: z.array(
     z.object({ question: z.string(), count: z.number().int(), last_asked_at: z.string(), conversation_id: z.string() }),
   ),
@@ -90,6 +93,7 @@ function record(a: AnalyticsQuery["analytics"]) {
     resolution_time: durations(a.resolutionTime),
     top_intents: a.topIntents.map((i) => ({ intent: i.key, count: i.count })),
     knowledge_coverage: a.knowledgeCoverage,
+    listed_questions: a.listedQuestions,
     unanswered_questions: a.unansweredQuestions.map((u) => ({
       question: u.question,
       count: u.count,

@@ -57,6 +57,10 @@ const WidgetInit = z.object({
 const messageInput = z.object({
   message: z.string().trim().min(1, "must not be empty").max(maxMessageLength, `must be at most ${maxMessageLength} characters`),
   stream: z.boolean().optional(),
+  choice: z
+    .boolean()
+    .optional()
+    .describe("true when the message is one of the questions a decline listed, pressed by the visitor: analytics count it"),
 });
 
 // The replies a feed starts with: what a widget that reconnects may have missed.
@@ -140,7 +144,7 @@ export function widgetRoutes(services: Services, limits: RateLimits): RestRoute[
       path: "/api/v1/widget/message",
       tag,
       auth: "self",
-      summary: `Send the visitor's message ({message, stream?}) through the pipeline; the reply as JSON, or as the server-sent events of /api/chat with "stream": true or Accept: text/event-stream (${widgetAuth}, X-Widget-Visitor)`,
+      summary: `Send the visitor's message ({message, stream?, choice?}) through the pipeline; the reply as JSON, or as the server-sent events of /api/chat with "stream": true or Accept: text/event-stream (${widgetAuth}, X-Widget-Visitor)`,
       body: messageInput,
       response: { status: 200, description: "The Chat reply (or an event stream)", schema: ChatReply },
       errors: [401, 403, 404, 422, 429, 502],
@@ -154,6 +158,7 @@ export function widgetRoutes(services: Services, limits: RateLimits): RestRoute[
           channelId: channel.id,
           customer,
           text: input.message,
+          ...(input.choice && { choice: true }),
         };
         if (!wantsStream(req)) return replyBody(replyOf(await handleInbound(services, inbound), "apart"));
         await sendEventStream(services, res, streamReply(services, inbound, "apart"), chatStreamEvent);

@@ -47,15 +47,26 @@ async function seedHistory(): Promise<void> {
     const start = firstDay + (i % 10) * dayMs + startTimes[i % startTimes.length]! + Math.floor(i / 10);
     const messages: Array<{ role: string; content: string; metadata: object; at: number }> = [];
     let t = start;
+    let listed = false;
     for (let turn = 0; turn < 1 + (i % 3); turn++) {
       const question = pick(questions);
       messages.push({ role: "customer", content: pick(question), metadata: { intent: `intent_${i % 4}` }, at: t });
       t += 1_000 + Math.floor(rnd() * 60_000);
       const grounded = rnd() > 0.4;
+      // Some declines list questions, and some answers after one are to a question chosen from it.
+      const chosen = grounded && listed && rnd() > 0.3;
+      listed = !grounded && rnd() > 0.5;
       messages.push({
         role: "assistant",
         content: grounded ? "Here is how." : "I'm not sure about that.",
-        metadata: { intent: `intent_${i % 4}`, agentType: "faq", grounded, tokensUsed: 10 + Math.floor(rnd() * 90) },
+        metadata: {
+          intent: `intent_${i % 4}`,
+          agentType: "faq",
+          grounded,
+          tokensUsed: 10 + Math.floor(rnd() * 90),
+          ...(listed && { suggestions: ["How do I order a card?"] }),
+          ...(chosen && { chosen }),
+        },
         at: t,
       });
       t += 1_000 + Math.floor(rnd() * 60_000);
@@ -142,6 +153,7 @@ interface Raw {
     intent: string | null;
     grounded: boolean | null;
     tokens_used: number | null;
+    metadata: { suggestions?: string[]; chosen?: boolean };
     created_at: Date;
   }>;
   escalations: Array<{ conversation_id: string; reason: string; out_of_hours: boolean; created_at: Date }>;
@@ -156,7 +168,7 @@ async function raw(): Promise<Raw> {
       tenantId,
     ]),
     sql.query<Raw["messages"][number]>(
-      "SELECT conversation_id, role, content, intent, grounded, tokens_used, created_at FROM messages WHERE tenant_id = $1",
+      "SELECT conversation_id, role, content, intent, grounded, tokens_used, metadata, created_at FROM messages WHERE tenant_id = $1",
       [tenantId],
     ),
     sql.query<Raw["escalations"][number]>(
@@ -205,6 +217,8 @@ function expected(data: Raw, from: Date, to: Date, channel: string | null, granu
   const roles = (rows: Raw["messages"], role: string) => rows.filter((m) => m.role === role).length;
   const graded = messages.filter((m) => m.grounded !== null);
   const grounded = graded.filter((m) => m.grounded).length;
+  const offered = messages.filter((m) => m.role === "assistant" && m.metadata.suggestions).length;
+  const chosen = messages.filter((m) => m.role === "assistant" && m.metadata.chosen === true).length;
   const normalise = (q: string) =>
     q
       .replace(/\s+/g, " ")
@@ -287,6 +301,7 @@ function expected(data: Raw, from: Date, to: Date, channel: string | null, granu
       .slice(0, 10)
       .map(([intent, count]) => ({ intent, count })),
     knowledge_coverage: { answers: graded.length, grounded, rate: ratio(grounded, graded.length) },
+    listed_questions: { offered, chosen, rate: ratio(chosen, offered) },
     unanswered_questions: [...asked]
       .sort(([, a], [, b]) => b.count - a.count || +b.last - +a.last)
       .slice(0, 20)
@@ -366,6 +381,10 @@ describe("analytics rollups", () => {
     );
     expect(stale!.n).toBe(0);
     await expectSameAsRaw();
+    // The history holds every figure: none of the comparisons above is of zeros alone.
+    const all = await app.request(`/api/analytics?from=${iso(firstDay)}&to=${iso(firstDay + 10 * dayMs)}`, { key });
+    expect(all.body.listed_questions.chosen).toBeGreaterThan(0);
+    expect(all.body.listed_questions.offered).toBeGreaterThan(all.body.listed_questions.chosen);
   });
 
   it("follow what changed after the days were rolled up: replies, escalations, their resolution, ratings", async () => {

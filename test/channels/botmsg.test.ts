@@ -4,6 +4,7 @@ import { botmsg } from "../../src/channels/botmsg.js";
 import { type FakeProviders, type RecordedSend, startFakeProviders } from "../fakes/providers.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import {
+  answeredChoice,
   configureChannel,
   conversationMessages,
   conversationOf,
@@ -245,6 +246,7 @@ describe("the questions a decline lists, as inline buttons", () => {
     expect(await lastCustomerText(app, faqKey, "botmsg", String(declined.chatId))).toBe(
       "How much can I withdraw from an ATM per day?",
     );
+    expect(await answeredChoice(app, faqKey, "botmsg", String(declined.chatId))).toBe(true);
   });
 
   it("reads a press whose message Telegram no longer includes by its number, against the latest list", async () => {
@@ -259,6 +261,7 @@ describe("the questions a decline lists, as inline buttons", () => {
       toChat(chatId),
     );
     expect(send.body.text).toContain("The daily ATM withdrawal limit is 1,000 EUR.");
+    expect(await answeredChoice(app, faqKey, "botmsg", String(chatId))).toBe(true);
   });
 
   it("gives other updates the plain acknowledgement", async () => {

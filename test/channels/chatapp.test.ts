@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type FakeProviders, type RecordedSend, startFakeProviders } from "../fakes/providers.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import {
+  answeredChoice,
   chatappMessageEvent,
   configureChannel,
   conversationMessages,
@@ -314,6 +315,7 @@ describe("the questions a decline lists, as a list message", () => {
     expect(send.body.type).toBe("text");
     expect(send.body.text.body).toContain("The daily ATM withdrawal limit is 1,000 EUR.");
     expect(await lastCustomerText(app, faqKey, "chatapp", customer)).toBe("How much can I withdraw from an ATM per day?");
+    expect(await answeredChoice(app, faqKey, "chatapp", customer)).toBe(true);
   });
 
   it("reads a button that is not one of ours by its label", async () => {
@@ -328,5 +330,6 @@ describe("the questions a decline lists, as a list message", () => {
     );
     await providers.nextSend(() => post(pressed), toCustomer);
     expect(await lastCustomerText(app, faqKey, "chatapp", customer)).toBe("Savings offers");
+    expect(await answeredChoice(app, faqKey, "chatapp", customer)).toBe(false);
   });
 });

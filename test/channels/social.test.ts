@@ -3,6 +3,7 @@ import { instagram, messenger } from "../../src/channels/social.js";
 import { type FakeProviders, type RecordedSend, startFakeProviders } from "../fakes/providers.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import {
+  answeredChoice,
   configureChannel,
   conversationMessages,
   conversationOf,
@@ -269,6 +270,7 @@ describe("the questions a decline lists, as quick replies", () => {
     expect(send.body.message.text).toContain("The daily ATM withdrawal limit is 1,000 EUR.");
     expect(send.body.message.quick_replies).toBeUndefined();
     expect(await lastCustomerText(app, faqKey, "messenger", customer)).toBe("How much can I withdraw from an ATM per day?");
+    expect(await answeredChoice(app, faqKey, "messenger", customer)).toBe(true);
   });
 });
 

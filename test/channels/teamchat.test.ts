@@ -5,6 +5,7 @@ import { teamchat, toMrkdwn, verifySlackSignature } from "../../src/channels/tea
 import { type FakeProviders, type RecordedSend, startFakeProviders } from "../fakes/providers.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import {
+  answeredChoice,
   configureChannel,
   conversationMessages,
   conversationOf,
@@ -293,6 +294,7 @@ describe("the questions a decline lists, as buttons", () => {
     expect(send.body.blocks).toBeUndefined();
     const customer = `${dm}:${declined.thread}`;
     expect(await lastCustomerText(app, faqKey, "teamchat", customer)).toBe("How much can I withdraw from an ATM per day?");
+    expect(await answeredChoice(app, faqKey, "teamchat", customer)).toBe(true);
     const before = providers.sends.length;
     expect((await press(button!, "1700000100.000001")).status).toBe(200);
     await untilWebhooksSettled(app);

@@ -350,6 +350,10 @@ describe.skipIf(!hasChromium)(`the widget in Chromium${skipReason}`, () => {
       expect(await visitor.locator("parley-chat .msg.customer .bubble").last().textContent()).toBe(listed[0]);
       expect(await messages.count()).toBe(before + 2);
       expect(await offered.count()).toBe(0);
+      // The bank sees how often a listed question was what its customer wanted (once the streamed reply is stored).
+      await expect
+        .poll(async () => (await app.request("/api/analytics", { key: bank.apiKey })).body.listed_questions, { timeout: 10_000 })
+        .toEqual({ offered: 1, chosen: 1, rate: 1 });
     } finally {
       await visitor.close();
     }

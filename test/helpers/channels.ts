@@ -128,12 +128,20 @@ export async function conversationOf(app: TestApp, key: string, channel: string,
   );
 }
 
-/** What the customer last wrote in their conversation on the channel, as stored. */
-export async function lastCustomerText(app: TestApp, key: string, channel: string, customerId: string) {
+/** The last message of `role` in the conversation of a channel's customer, as stored. */
+export async function lastMessageOf(app: TestApp, key: string, channel: string, customerId: string, role: string) {
   const conversation = await conversationOf(app, key, channel, customerId);
   const messages = await conversationMessages(app, key, conversation.id);
-  return messages.filter((m) => m.role === "customer").at(-1)?.content;
+  return messages.filter((m) => m.role === role).at(-1);
 }
+
+/** What the customer last wrote in their conversation on the channel, as stored. */
+export const lastCustomerText = async (app: TestApp, key: string, channel: string, customerId: string) =>
+  (await lastMessageOf(app, key, channel, customerId, "customer"))?.content;
+
+/** Whether the AI's last reply to the customer answered a question chosen from a decline's list (analytics count it). */
+export const answeredChoice = async (app: TestApp, key: string, channel: string, customerId: string) =>
+  (await lastMessageOf(app, key, channel, customerId, "assistant"))?.metadata.chosen === true;
 
 /** The delivery of a conversation's first AI reply, once it has settled as sent or failed. */
 export async function settledReply(app: TestApp, key: string, conversationId: string) {

@@ -3,7 +3,7 @@ import { dontKnow } from "../../src/ai/local.js";
 import { defaultDisclosure } from "../../src/conversations/disclosure.js";
 import { handoffNotice } from "../../src/conversations/escalate.js";
 import { newBankFaq } from "../fixtures/new-bank-faq.js";
-import { UpdateTenantDocument } from "../generated.js";
+import { AnalyticsForTestDocument, UpdateTenantDocument } from "../generated.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 
 describe("the offline engine answers a new bank's customers from its FAQ", () => {
@@ -82,6 +82,25 @@ describe("the offline engine answers a new bank's customers from its FAQ", () =>
     expect(picked.body.metadata.agentType).not.toMatch(/fallback|handoff/);
     // A number after an answer is a message like any other.
     expect((await next("1")).body.response).not.toContain("1,000 EUR");
+  });
+
+  it("counts in analytics the declines that listed questions and the answers to a question chosen from them", async () => {
+    const bank = await app.tenant("New Counting Bank");
+    await app.request("/api/knowledge/sources", {
+      key: bank.apiKey,
+      body: { type: "manual", title: "Bank FAQ", content: newBankFaq },
+    });
+    const ask = (message: string, conversationId?: string) =>
+      app.request("/api/chat", { key: bank.apiKey, body: { message, conversationId } });
+    const declined = await ask("the limit for taking cash out");
+    await ask("2", declined.body.conversationId);
+    const typed = await ask("the limit for taking cash out");
+    // The question typed out rather than chosen is an answer like any other.
+    await ask("How much can I withdraw from an ATM per day?", typed.body.conversationId);
+    const figures = await app.request("/api/analytics", { key: bank.apiKey });
+    expect(figures.body.listed_questions).toEqual({ offered: 2, chosen: 1, rate: 0.5 });
+    const graphql = await app.graphql(AnalyticsForTestDocument, {}, bank.apiKey);
+    expect(graphql.data?.analytics.listedQuestions).toEqual({ offered: 2, chosen: 1, rate: 0.5 });
   });
 
   it("reads a number said in words, as a voice call's speech comes, as the choice it names", async () => {

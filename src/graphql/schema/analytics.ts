@@ -84,6 +84,17 @@ const Coverage = builder.objectRef<Section<"knowledgeCoverage">>("KnowledgeCover
   }),
 });
 
+const ListedQuestions = builder.objectRef<Section<"listedQuestions">>("ListedQuestionFigures").implement({
+  description: "The FAQ questions the AI lists when it declines, for the customer to choose from",
+  fields: (t) => ({
+    offered: t.exposeInt("offered", { description: "AI declines that listed questions the customer may have meant" }),
+    chosen: t.exposeInt("chosen", {
+      description: "AI answers to a question the customer chose from such a list (by its number or a button)",
+    }),
+    rate: t.exposeFloat("rate", { nullable: true, description: "chosen ÷ offered" }),
+  }),
+});
+
 const Unanswered = builder.objectRef<Section<"unansweredQuestions">[number]>("UnansweredQuestion").implement({
   fields: (t) => ({
     question: t.exposeString("question", { description: "Lower-cased, spaces collapsed, end punctuation dropped" }),
@@ -138,6 +149,7 @@ const Analytics = builder.objectRef<AnalyticsReport>("Analytics").implement({
     resolutionTime: t.field({ type: DurationsRef, resolve: (a) => a.resolutionTime }),
     topIntents: t.field({ type: [CountRef], resolve: (a) => a.topIntents }),
     knowledgeCoverage: t.field({ type: Coverage, resolve: (a) => a.knowledgeCoverage }),
+    listedQuestions: t.field({ type: ListedQuestions, resolve: (a) => a.listedQuestions }),
     unansweredQuestions: t.field({ type: [Unanswered], resolve: (a) => a.unansweredQuestions }),
     tokensUsed: t.exposeFloat("tokensUsed"),
     feedback: t.field({ type: Feedback, resolve: (a) => a.feedback }),
