@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import { type FakeProviders, startFakeProviders } from "../fakes/providers.js";
 import type { TestApp } from "../helpers/app.js";
@@ -117,6 +118,34 @@ interface ColdRow {
   acks: number[];
   /** With BENCH_CPU_PROFILE: where the process's busy time went while it acknowledged them. */
   top: ReturnType<typeof topPlaces>;
+  /** Then, in the same process, events at the load's steady rate (absent with a duration of 0). */
+  steady: Steady | null;
+}
+
+interface Steady {
+  /** Each acknowledgement's milliseconds, sorted. */
+  acks: number[];
+  /** How late the load generator sent its latest event (ms): above a few, its own process lagged, not the service. */
+  lateMs: number;
+}
+
+/**
+ * Events at a steady rate, each sent at its time whether or not those before it are answered, as a provider sends
+ * them: the latency of each is its own (an open load, with no waiting for a connection of a fixed pool in front of it).
+ */
+async function steadyArrivals(url: string, first: number): Promise<Steady> {
+  const interval = 1000 / ratePerS;
+  const start = performance.now() + 50;
+  const acks: Array<Promise<number>> = [];
+  let lateMs = 0;
+  for (let i = 0; i < Math.round(ratePerS * durationS); i++) {
+    const due = start + i * interval;
+    const wait = due - performance.now();
+    if (wait > 0.5) await sleep(wait);
+    lateMs = Math.max(lateMs, performance.now() - due);
+    acks.push(postEvent(url, first + i));
+  }
+  return { acks: (await Promise.all(acks)).sort((a, b) => a - b), lateMs };
 }
 
 /** The busy places of a cold process's profile (written as it exited) between two `process.hrtime` readings. */
@@ -155,16 +184,18 @@ async function coldStart(database: BenchDatabase, providers: FakeProviders): Pro
       const acks: number[] = [];
       const profile = `cold-${database.name}-${worker ? "all" : "api"}`;
       let [from, to] = [0n, 0n];
+      let steady: Steady | null = null;
       const { readyS } = await withServiceProcess(
         { ...env, ROLE: worker ? "all" : "api" },
         async (url) => {
           from = process.hrtime.bigint();
           for (let n = 1; n <= coldEvents; n++) acks.push(await postEvent(url, rows.length * coldEvents + n));
           to = process.hrtime.bigint();
+          if (durationS > 0) steady = await steadyArrivals(url, (rows.length + 1) * 1_000_000);
         },
         profile,
       );
-      rows.push({ database, worker, readyS, acks, top: busyPlaces(profile, from, to) });
+      rows.push({ database, worker, readyS, acks, top: busyPlaces(profile, from, to), steady });
     }
     return rows;
   } finally {
@@ -244,6 +275,22 @@ async function afterColdStart(databases: BenchDatabase[], unreachable: string | 
     );
   }
   if (unreachable) console.log(noteRow(7, 0, unreachable));
+  const steady = cold.filter((r): r is ColdRow & { steady: Steady } => r.steady !== null);
+  if (steady.length) {
+    console.log(
+      `\n### Then ${ratePerS} events/s for ${durationS} s at a steady pace, each sent at its time (the same process)\n`,
+    );
+    console.log(
+      "| database | process | events | ack p50 (ms) | ack p99 (ms) | slowest (ms) | ack p99 target (ms) | load generator's latest send (ms) |",
+    );
+    console.log("|---|---|---:|---:|---:|---:|---|---:|");
+    for (const { database, worker, steady: s } of steady) {
+      console.log(
+        `| ${database.name} | ${worker ? "API + worker" : "API only"} | ${thousands(s.acks.length)} | ${fixed(percentile(s.acks, 0.5), 1)} ` +
+          `| ${fixed(percentile(s.acks, 0.99), 1)} | ${fixed(s.acks.at(-1)!, 1)} | ≤ ${ackTargetMs[database.name]} | ${fixed(s.lateMs, 1)} |`,
+      );
+    }
+  }
   for (const r of cold) {
     if (!r.top.length) continue;
     console.log(
