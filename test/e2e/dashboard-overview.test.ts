@@ -133,6 +133,11 @@ describe.runIf(hasChromium)(`the analytics page${skipReason}`, () => {
       .toBe(true);
     const card = (label: string) => page.locator(".card", { hasText: label });
     expect(await card("hand-offs asked out of hours").textContent()).toMatch(/^4 hand-offs asked out of hours/);
+    const [, chosen, offered] = /^[\d.]+ % listed questions chosen · (\d+) of (\d+) declines that listed some$/
+      .exec((await card("listed questions chosen").textContent())!)!
+      .map(Number);
+    expect(chosen).toBeGreaterThan(0);
+    expect(offered).toBeGreaterThan(chosen!);
     await expectAccessible(page, "analytics");
     await screenshot(page, "analytics");
 

@@ -76,7 +76,10 @@ export async function seedHistory(
             CASE k WHEN 1 THEN 'customer' ELSE 'assistant' END,
             CASE k WHEN 1 THEN 'Question ' || g || ' about ' || replace(($3::text[])[1 + g % 6], '_', ' ')
                    ELSE 'Answer ' || g || ' from the knowledge base.' END,
-            jsonb_build_object('intent', ($3::text[])[1 + g % 6], 'confidence', 0.8, 'agentType', 'faq', 'grounded', g % 5 <> 0),
+            jsonb_build_object('intent', ($3::text[])[1 + g % 6], 'confidence', 0.8, 'agentType', 'faq', 'grounded', g % 5 <> 0)
+              -- Some declines list questions, and some answers are to a question chosen from such a list.
+              || CASE WHEN k = 2 AND g % 10 = 0 THEN '{"suggestions": ["How do I order a card?"]}'::jsonb
+                      WHEN k = 2 AND g % 20 = 1 THEN '{"chosen": true}'::jsonb ELSE '{}'::jsonb END,
             now() - make_interval(mins => (g::bigint * 43200 / $4)::int) + make_interval(secs => k)
        FROM generate_series(1, $4) g, generate_series(1, 2) k`,
     [tenantId, tag, seedIntents, conversations],
