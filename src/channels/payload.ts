@@ -23,14 +23,28 @@ export function headerOf(req: Pick<WebhookRequest, "headers">, name: string): st
   return Array.isArray(value) ? value[0] : value;
 }
 
+/**
+ * A reading of a request's body, made once per body: a provider's handshake and its parser read the same body (Slack's
+ * URL check, then its events and button presses). Readers only read what they are given.
+ */
+function oncePerBody<T>(read: (body: Buffer) => T): (req: WebhookRequest) => T {
+  const readings = new WeakMap<Buffer, T>();
+  return (req) => {
+    if (readings.has(req.rawBody)) return readings.get(req.rawBody) as T;
+    const value = read(req.rawBody);
+    readings.set(req.rawBody, value);
+    return value;
+  };
+}
+
 /** The raw body as JSON with its text made storable, or null when it is not JSON. */
-export function jsonValue(req: WebhookRequest): unknown {
+export const jsonValue = oncePerBody((body): unknown => {
   try {
-    return storableValue(JSON.parse(req.rawBody.toString("utf8")));
+    return storableValue(JSON.parse(body.toString("utf8")));
   } catch {
     return null;
   }
-}
+});
 
 /** The raw body as a JSON object with its text made storable, or 422 VALIDATION. */
 export function jsonBody(req: WebhookRequest): Record<string, unknown> {
@@ -45,9 +59,9 @@ export function jsonBody(req: WebhookRequest): Record<string, unknown> {
 }
 
 /** The raw body as form fields (application/x-www-form-urlencoded), in the order sent, their text made storable. */
-export function formBody(req: WebhookRequest): Record<string, string> {
-  return storableValue(Object.fromEntries(new URLSearchParams(req.rawBody.toString("utf8")))) ?? {};
-}
+export const formBody = oncePerBody(
+  (body): Record<string, string> => storableValue(Object.fromEntries(new URLSearchParams(body.toString("utf8")))) ?? {},
+);
 
 /** A phone number as E.164 with a leading + (providers send digits, with or without it). */
 export function e164(phone: string | null | undefined): string | null {
