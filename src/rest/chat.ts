@@ -45,6 +45,8 @@ function variablesOf(req: Request) {
     message: body.message,
     conversationId: typeof body.conversationId === "string" ? body.conversationId : undefined,
     channel: typeof body.channel === "string" ? body.channel : undefined,
+    // Anything but a boolean is refused by the operation's variable type, as a VALIDATION error.
+    choice: body.choice as boolean | undefined,
   };
 }
 
@@ -99,6 +101,10 @@ export function chatRoutes(services: Services): RestRoute[] {
         message: z.string().max(4000),
         conversationId: z.string().optional(),
         channel: z.enum(["api", "widget"]).optional(),
+        choice: z
+          .boolean()
+          .optional()
+          .describe("true when message is one of the questions a decline listed (metadata.suggestions), chosen from buttons"),
         stream: z.boolean().optional(),
       }),
       response: { status: 200, description: "The Chat reply (or an event stream)", schema: ChatReply },

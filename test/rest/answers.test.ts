@@ -90,17 +90,24 @@ describe("the offline engine answers a new bank's customers from its FAQ", () =>
       key: bank.apiKey,
       body: { type: "manual", title: "Bank FAQ", content: newBankFaq },
     });
-    const ask = (message: string, conversationId?: string) =>
-      app.request("/api/chat", { key: bank.apiKey, body: { message, conversationId } });
+    const ask = (message: string, conversationId?: string, choice?: unknown) =>
+      app.request("/api/chat", { key: bank.apiKey, body: { message, conversationId, choice } });
     const declined = await ask("the limit for taking cash out");
     await ask("2", declined.body.conversationId);
     const typed = await ask("the limit for taking cash out");
     // The question typed out rather than chosen is an answer like any other.
     await ask("How much can I withdraw from an ATM per day?", typed.body.conversationId);
+    // An API client that shows the listed questions as buttons says when one was pressed.
+    const pressed = await ask("the limit for taking cash out");
+    const question = pressed.body.metadata.suggestions[0];
+    const refused = await ask(question, pressed.body.conversationId, "yes");
+    expect(refused.status).toBe(422);
+    expect(refused.body.code).toBe("VALIDATION");
+    expect((await ask(question, pressed.body.conversationId, true)).body.response).toContain("1,000 EUR");
     const figures = await app.request("/api/analytics", { key: bank.apiKey });
-    expect(figures.body.listed_questions).toEqual({ offered: 2, chosen: 1, rate: 0.5 });
+    expect(figures.body.listed_questions).toEqual({ offered: 3, chosen: 2, rate: 2 / 3 });
     const graphql = await app.graphql(AnalyticsForTestDocument, {}, bank.apiKey);
-    expect(graphql.data?.analytics.listedQuestions).toEqual({ offered: 2, chosen: 1, rate: 0.5 });
+    expect(graphql.data?.analytics.listedQuestions).toEqual({ offered: 3, chosen: 2, rate: 2 / 3 });
   });
 
   it("reads a number said in words, as a voice call's speech comes, as the choice it names", async () => {

@@ -76,12 +76,18 @@ const chatInput = z.object({
   message: z.string().trim().min(1, "must not be empty").max(maxMessageLength, `must be at most ${maxMessageLength} characters`),
   conversationId: z.string().max(100).optional(),
   channel: z.enum(chatChannels).default("api"),
+  choice: z.boolean().nullish(),
 });
 
 const chatArgs = builder.args((t) => ({
   message: t.string({ required: true }),
   conversationId: t.id({ required: false, description: "Continue this conversation; omitted: start a new one" }),
   channel: t.string({ required: false, description: "api (default) or widget" }),
+  choice: t.boolean({
+    required: false,
+    description:
+      "true when the message is one of the questions a decline listed (metadata.suggestions), chosen by the customer from buttons: analytics count it",
+  }),
 }));
 
 /** Validated input; an unknown (or another tenant's) conversation is refused before any work starts. */
@@ -99,6 +105,7 @@ async function inboundOf(ctx: GraphQLContext, args: unknown): Promise<InboundMes
     customer: { id: null },
     text: input.message,
     conversationId: input.conversationId ?? null,
+    ...(input.choice && { choice: true }),
   };
 }
 
