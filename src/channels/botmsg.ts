@@ -56,8 +56,8 @@ function keyboardOf(choices: string[] | undefined) {
 }
 
 /**
- * The text of a pressed inline button: its label, found in the message that carries it (so that a button of an
- * older reply asks its own question); the button's data where Telegram no longer includes that message.
+ * What a pressed inline button says: its label, found in the message that carries it (so that a button of an older
+ * reply asks its own question); the button's data where Telegram no longer includes that message.
  */
 function pressedText(callback: Record<string, unknown>): { text: string | null; choice?: true } {
   const data = asText(callback.data);
