@@ -12,6 +12,9 @@ export const declined = (reply: PreviewReply) => !reply.grounded && !reply.hando
 
 const quoted = (items: string[]) => items.map((i) => `"${i}"`).join(", ");
 
+/** A decline that listed questions says which: a near miss, one tap from the answer, reads differently from none. */
+const listing = (reply: PreviewReply) => (reply.suggestions.length ? `declined, listing ${quoted(reply.suggestions)}` : "");
+
 // Markdown emphasis and line breaks in a reply are presentation: "**24 hours**" contains "24 hours".
 export const folded = (text: string) =>
   text
@@ -28,7 +31,7 @@ export function judge(expected: CaseExpectation, reply: PreviewReply, sourceIds:
   switch (expected.expect) {
     case "source": {
       if (reply.handoff) return { passed: false, reason: "handed to a human instead of answering" };
-      if (!reply.grounded) return { passed: false, reason: "declined to answer" };
+      if (!reply.grounded) return { passed: false, reason: listing(reply) || "declined to answer" };
       if (reply.sources.some((s) => sourceIds.has(s.sourceId))) return { passed: true, reason: `cited ${expected.source}` };
       return { passed: false, reason: `cited ${quoted([...new Set(reply.sources.map((s) => s.title))]) || "no source"} instead` };
     }
@@ -36,8 +39,9 @@ export function judge(expected: CaseExpectation, reply: PreviewReply, sourceIds:
       // A decline that lists FAQ questions holds their words without answering them.
       const text = reply.suggestions.reduce((rest, question) => rest.replace(folded(question), " "), folded(reply.reply));
       const missing = expected.contains.filter((p) => !text.includes(folded(p)));
+      const why = declined(reply) && listing(reply);
       return missing.length
-        ? { passed: false, reason: `missing ${quoted(missing)}` }
+        ? { passed: false, reason: `missing ${quoted(missing)}${why ? ` (${why})` : ""}` }
         : { passed: true, reason: `contains ${quoted(expected.contains)}` };
     }
     case "decline":

@@ -232,7 +232,9 @@ describe("evaluation runs", () => {
     expect(run.body.previous).toMatchObject({ run_id: firstRun, accuracy_delta: 0 });
     expect(run.body.previous.newly_passing).toEqual([{ case_id: run.body.results[4].case_id, question: transferQuestion }]);
     expect(run.body.previous.newly_failing).toEqual([{ case_id: run.body.results[6].case_id, question: transferQuestion }]);
-    expect(run.body.results[6].reason).toBe("declined to answer");
+    // Declined: with the questions it listed instead, if any (none of them the transfer limit's, now deleted).
+    expect(run.body.results[6].reason).toMatch(/^declined/);
+    expect(run.body.results[6].reason).not.toContain("transfer limit");
 
     transfersSource = await addSource("Transfers FAQ", transfersFaq);
     const third = await app.request("/api/evaluations/runs", { key: bank.apiKey, method: "POST" });
@@ -287,6 +289,10 @@ describe("a decline that lists the questions the customer may have meant", () =>
     const [declined, contains] = run.body.results;
     expect(declined).toMatchObject({ passed: true, declined: true });
     expect(declined.reply).toContain("1. How much can I withdraw from an ATM per day?");
-    expect(contains).toMatchObject({ passed: false, reason: 'missing "withdraw from an ATM"' });
+    expect(contains.passed).toBe(false);
+    // The reason names the listed questions: the answer was one tap away.
+    expect(contains.reason).toMatch(
+      /^missing "withdraw from an ATM" \(declined, listing "How much can I withdraw from an ATM per day\?"(, "[^"]+")*\)$/,
+    );
   });
 });
