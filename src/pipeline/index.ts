@@ -84,9 +84,10 @@ async function recordGrounding(
   limit: number,
 ): Promise<boolean> {
   const metadata = (conversation.metadata ?? {}) as Prisma.JsonObject;
-  const streak = grounded ? 0 : storedStreak(conversation) + 1;
+  const before = storedStreak(conversation);
+  const streak = grounded ? 0 : before + 1;
   // A grounded answer in a conversation without a streak changes nothing: the common case costs no write.
-  if (streak === storedStreak(conversation)) return false;
+  if (streak === before) return false;
   await services.db.prisma.conversation.update({
     where: { id: conversation.id },
     data: { metadata: { ...metadata, lowConfidenceStreak: streak } },
