@@ -95,6 +95,12 @@ async function recordGrounding(
   return streak >= limit;
 }
 
+/**
+ * The agent type an AI answer reports. A hand-off intent below the escalation bar was answered by the AI, not handed
+ * off: reporting "handoff" would tell the channel and the analytics of a hand-off that never happened.
+ */
+const answeringAgent = (intent: Intent) => (intent.agentType === "handoff" ? "faq" : intent.agentType);
+
 function metadataOf(
   intent: Intent,
   agentType: string,
@@ -309,7 +315,7 @@ async function aiReply(
         role: "assistant",
         content: streamed,
         metadata: {
-          ...metadataOf(intent, intent.agentType, { tokensUsed: 0, sources: [] }),
+          ...metadataOf(intent, answeringAgent(intent), { tokensUsed: 0, sources: [] }),
           partial: true,
         } as unknown as Prisma.InputJsonObject,
         replyTo: customerMessage.id,
@@ -320,7 +326,7 @@ async function aiReply(
     throw err;
   }
 
-  const agentType = answer.grounded ? intent.agentType : "fallback";
+  const agentType = answer.grounded ? answeringAgent(intent) : "fallback";
   const metadata = metadataOf(intent, agentType, answer);
   await timed(services, took, "deliver", msg.channel, () =>
     deliverReply(services, {

@@ -37,6 +37,21 @@ const feeAndLimitQuestions = [
   "fee for receiving money from abroad?",
 ];
 
+// Signing in, passwords and the app: a bank's commonest questions, none of them from the built-in examples.
+const accessQuestions = [
+  "I forgot my password for the app",
+  "how do i reset my online banking password",
+  "cant log in to internet banking",
+  "locked out of the app after 3 tries",
+  "how often do I have to change my password",
+  "i didnt get the code to log in",
+  "how do i register for online banking",
+  "my new phone, how do i get the app working",
+  "the app says my password is wrong",
+  "i want a new password for internet banking",
+  "can i go back to a password i used before",
+];
+
 const fraudReports = [
   "there is a payment on my card I never made",
   "I think I've been scammed out of 300 euros",
@@ -50,13 +65,19 @@ const fraudReports = [
   "I want to report fraud",
 ];
 
-describe("the built-in intents tell a fee or limit question from a fraud report", () => {
+describe("the built-in intents tell a fee, limit or sign-in question from a fraud report", () => {
   const classifier = defaultIntentClassifier();
   const urgentOrHandoff = new Set(defaultIntents.filter((i) => i.urgent || i.agentType === "handoff").map((i) => i.name));
 
   it.each(feeAndLimitQuestions)("does not take %j for fraud, nor for anything that escalates", (question) => {
     const { intent, confidence } = classifier.classify(question);
     expect(intent === "fraud_report" || (urgentOrHandoff.has(intent) && confidence >= 0.5)).toBe(false);
+  });
+
+  it.each(accessQuestions)("takes %j for a question about signing in, which the AI answers", (question) => {
+    const { intent } = classifier.classify(question);
+    expect(intent).toBe("online_banking_access");
+    expect(urgentOrHandoff.has(intent)).toBe(false);
   });
 
   it.each(fraudReports)("still takes %j for a fraud report", (question) => {

@@ -94,8 +94,9 @@ export async function evaluateAnswerSet(app: TestApp, apiKey: string, set: Answe
     if (chat.status !== 200) throw new Error(`chat: ${chat.status} ${JSON.stringify(chat.body)}`);
     const reply = chat.body.response as string;
     const agentType = chat.body.metadata?.agentType as string;
+    // The team's, not the AI's: the message escalated (an urgent or hand-off intent above the escalation bar).
     const outcome: Outcome =
-      agentType === "handoff"
+      chat.body.handledBy === "team"
         ? "handed off"
         : agentType === "fallback"
           ? "declined"

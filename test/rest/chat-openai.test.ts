@@ -295,6 +295,16 @@ describe("intent classification by the model", () => {
     expect(answerRequests()).toHaveLength(0);
   });
 
+  it("answers a human request below the escalation bar with the AI, and says so: not a hand-off", async () => {
+    fake.script({ json: { intent: "human_request", confidence: 0.3 } }, { text: "Choose Cards, then Reset PIN." });
+    const res = await chat({ message: "is there someone who knows how to reset a pin" });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ handledBy: "ai", response: "Choose Cards, then Reset PIN." });
+    expect(res.body.metadata).toMatchObject({ intent: "human_request", confidence: 0.3, agentType: "faq" });
+    const conversation = await app.request(`/api/conversations/${res.body.conversationId}`, { key: bank.apiKey });
+    expect(conversation.body.status).toBe("open");
+  });
+
   it("falls back to the tenant's local classifier when the classification call fails", async () => {
     const outage = { fail: "status", status: 503 } as const;
     fake.script(outage, outage, outage, { text: "Choose Cards, then Reset PIN." });
