@@ -30,9 +30,11 @@ export const folded = (text: string) =>
 export function judge(expected: CaseExpectation, reply: PreviewReply, sourceIds: ReadonlySet<string>): Verdict {
   switch (expected.expect) {
     case "source": {
-      if (reply.handoff) return { passed: false, reason: "handed to a human instead of answering" };
+      // An urgent hand-off that also gave the knowledge base's answer (src/pipeline/self-help.ts) answered.
+      if (reply.handoff && !reply.grounded) return { passed: false, reason: "handed to a human instead of answering" };
       if (!reply.grounded) return { passed: false, reason: listing(reply) || "declined to answer" };
-      if (reply.sources.some((s) => sourceIds.has(s.sourceId))) return { passed: true, reason: `cited ${expected.source}` };
+      if (reply.sources.some((s) => sourceIds.has(s.sourceId)))
+        return { passed: true, reason: `${reply.handoff ? "handed to a human, " : ""}cited ${expected.source}` };
       return { passed: false, reason: `cited ${quoted([...new Set(reply.sources.map((s) => s.title))]) || "no source"} instead` };
     }
     case "contains": {

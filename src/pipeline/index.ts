@@ -16,6 +16,7 @@ import { deliverReply } from "./deliver.js";
 import type { InboundMessage } from "./inbound.js";
 import { type Ahead, retrieve, searchAhead } from "./retriever.js";
 import { type Intent, type Routed, routeInbound } from "./router.js";
+import { selfHelp } from "./self-help.js";
 
 export interface ReplyMetadata {
   intent: string;
@@ -120,6 +121,46 @@ export const unreadableNotice =
   'Sorry, I can only read text messages. Please type your question, or write "agent" to talk to a person.';
 
 export const offerRefusedNotice = "All right. Is there anything else I can help you with?";
+
+/** The knowledge base's answer after an urgent message's hand-off notice, stored and sent as a message of its own. */
+async function urgentHelp(
+  services: Services,
+  msg: InboundMessage,
+  routed: Extract<Routed, { duplicate: false }>,
+  hooks: PipelineHooks,
+  took: StageTimings,
+  ahead: Ahead,
+): Promise<Answer | null> {
+  const { conversation, customerMessage, intent } = routed;
+  const settings = await ahead.settings;
+  const retrieved = await timed(services, took, "retriever", msg.channel, () =>
+    retrieve(services, {
+      tenantId: msg.tenantId,
+      conversationId: conversation.id,
+      customerMessageId: customerMessage.id,
+      earlierMessages: conversation.messageCount,
+      knowledge: ahead.knowledge,
+    }),
+  );
+  const help = await timed(services, took, "engine", msg.channel, () =>
+    selfHelp(services, answerInput(settings, msg, retrieved, { signal: hooks.signal })),
+  );
+  if (!help) return null;
+  await deliverReply(services, {
+    id: newId("msg"),
+    tenantId: msg.tenantId,
+    conversationId: conversation.id,
+    channel: msg.channel,
+    role: "assistant",
+    content: help.text,
+    metadata: {
+      ...metadataOf(intent, answeringAgent(intent), help),
+      grounded: true,
+      selfHelp: true,
+    } as unknown as Prisma.InputJsonObject,
+  });
+  return help;
+}
 
 /** A fixed reply of the assistant's, stored and delivered on the customer's channel like an answer. */
 async function replyWith(
@@ -270,9 +311,13 @@ async function aiReply(
     });
     hooks.onStart?.({ conversationId: conversation.id, messageId: notice.messageId });
     hooks.onDelta?.(notice.text);
-    const metadata = metadataOf(intent, "handoff", { tokensUsed: 0, sources: [] });
+    const help = decision.reason === "urgent_intent" ? await urgentHelp(services, msg, routed, hooks, took, ahead) : null;
+    // Stored and sent as a message of its own after the notice, and told in this reply too: an API client shows only the reply.
+    const told = help ? `\n\n${help.text}` : "";
+    if (help) hooks.onDelta?.(told);
+    const metadata = metadataOf(intent, "handoff", help ?? { tokensUsed: 0, sources: [] });
     const handledBy = notice.queued ? "queued" : "escalated";
-    return { ...base, reply: { id: notice.messageId, text: notice.text, metadata }, handledBy };
+    return { ...base, reply: { id: notice.messageId, text: notice.text + told, metadata }, handledBy };
   }
 
   // "2" after a reply that listed questions asks the second of them: that question is searched and answered.

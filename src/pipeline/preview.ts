@@ -4,6 +4,7 @@ import type { Services } from "../services.js";
 import { answerInput, answerSettings, searchTextOf } from "./answer-settings.js";
 import { retrieveKnowledge } from "./retriever.js";
 import { classifyIntent, decideByIntent } from "./router.js";
+import { selfHelp } from "./self-help.js";
 
 export interface PreviewReply {
   reply: string;
@@ -28,16 +29,28 @@ export async function previewReply(
 ): Promise<PreviewReply> {
   const intent = await classifyIntent(services, question.tenantId, question.text);
   const classified = { intent: intent.intent, confidence: intent.confidence };
-  if (decideByIntent(intent).kind === "escalate") {
-    return { ...classified, reply: handoffNotice, grounded: false, handoff: true, sources: [], suggestions: [] };
-  }
+  const decision = decideByIntent(intent);
   const settings = await answerSettings(services, question.tenantId);
-  const context = await retrieveKnowledge(services, question.tenantId, searchTextOf(settings, question.text));
+  const context = async () => retrieveKnowledge(services, question.tenantId, searchTextOf(settings, question.text));
+  if (decision.kind === "escalate") {
+    const help =
+      decision.reason === "urgent_intent"
+        ? await selfHelp(services, answerInput(settings, question, { context: await context(), history: [] }))
+        : null;
+    return {
+      ...classified,
+      reply: help ? `${handoffNotice}\n\n${help.text}` : handoffNotice,
+      grounded: help !== null,
+      handoff: true,
+      sources: help?.sources ?? [],
+      suggestions: [],
+    };
+  }
   // A first message starts the streak of ungrounded answers at one: a limit of one hands it over at once, and such a
   // decline lists no questions, as in a conversation.
   const handsOver = settings.lowConfidenceLimit <= 1;
   const answer = await services.engine.answer(
-    answerInput(settings, question, { context, history: [] }, { offerChoices: !handsOver }),
+    answerInput(settings, question, { context: await context(), history: [] }, { offerChoices: !handsOver }),
   );
   const handoff = !answer.grounded && handsOver;
   return {

@@ -295,4 +295,29 @@ describe("a decline that lists the questions the customer may have meant", () =>
       /^missing "withdraw from an ATM" \(declined, listing "How much can I withdraw from an ATM per day\?"(, "[^"]+")*\)$/,
     );
   });
+
+  it("passes an urgent question's hand-off case, and its source case by the answer given while the customer waits", async () => {
+    const urgentBank = await app.tenant("Urgent Bank");
+    await addSource("Cards FAQ", cardsFaq, urgentBank.apiKey);
+    const question = "my card was stolen, what do i do";
+    const urgentCases = [
+      { question, expect: "handoff" },
+      { question, expect: "source", source: "Cards FAQ" },
+      { question: "I want to make a formal complaint about your staff", expect: "source", source: "Cards FAQ" },
+    ];
+    const imported = await app.request("/api/evaluations/cases/import", { key: urgentBank.apiKey, body: { cases: urgentCases } });
+    expect(imported.status).toBe(200);
+    const run = await app.request("/api/evaluations/runs", { key: urgentBank.apiKey, method: "POST" });
+    expect(run.status).toBe(201);
+    const [handedOff, cited, unanswered] = run.body.results;
+    expect(handedOff).toMatchObject({ passed: true, handoff: true, intent: "card_lost_or_stolen", reason: "handed to a human" });
+    expect(cited).toMatchObject({ passed: true, handoff: true, grounded: true, reason: "handed to a human, cited Cards FAQ" });
+    expect(cited.reply).toContain("tap Freeze card");
+    expect(unanswered).toMatchObject({
+      passed: false,
+      handoff: true,
+      grounded: false,
+      reason: "handed to a human instead of answering",
+    });
+  });
 });

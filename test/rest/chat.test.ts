@@ -82,11 +82,28 @@ describe("POST /api/chat", () => {
     expect(second.body.metadata.agentType).toBe("fallback");
   });
 
-  it("escalates an urgent intent such as a stolen card at once", async () => {
+  it("escalates an urgent intent such as a stolen card at once, and gives what the help centre says to do meanwhile", async () => {
     const res = await app.request("/api/chat", { key: bank.apiKey, body: { message: "My card was stolen this morning" } });
+    expect(res.body).toMatchObject({ handledBy: "team" });
     expect(res.body.metadata).toMatchObject({ intent: "card_lost_or_stolen", agentType: "handoff" });
+    expect(res.body.metadata.sources.map((s: { title: string }) => s.title)).toEqual(["Help centre"]);
     const conversation = await app.request(`/api/conversations/${res.body.conversationId}`, { key: bank.apiKey });
     expect(conversation.body.status).toBe("escalated");
+    const messages = await app.request(`/api/conversations/${res.body.conversationId}/messages`, { key: bank.apiKey });
+    const said = messages.body.messages
+      .filter((m: { role: string }) => m.role === "assistant")
+      .map((m: { content: string }) => m.content);
+    expect(said).toHaveLength(2);
+    expect(said[0]).toBe(handoffNotice);
+    expect(said[1]).toMatch(/^While you wait: .*freeze it in the app and call 0800 123 456/);
+    expect(res.body.response.endsWith(`${handoffNotice}\n\n${said[1]}`)).toBe(true);
+  });
+
+  it("escalates an urgent intent with the notice alone when the knowledge base does not answer it", async () => {
+    const bare = await app.tenant("Bare Bank");
+    const res = await app.request("/api/chat", { key: bare.apiKey, body: { message: "My card was stolen this morning" } });
+    expect(res.body).toMatchObject({ handledBy: "team", metadata: { intent: "card_lost_or_stolen", sources: [] } });
+    expect(res.body.response.endsWith(handoffNotice)).toBe(true);
   });
 
   it("escalates when the customer asks for a human, and the AI stops answering: the team has the next messages", async () => {
@@ -172,6 +189,20 @@ describe("POST /api/chat streamed", () => {
     expect(reply).toMatchObject({ conversationId: meta.conversationId, messageId: meta.messageId });
     expect(deltas.join("")).toBe(reply.response);
     expect(reply.response).toContain("Reset PIN");
+  });
+
+  it("streams an urgent hand-off's notice, then what the help centre says to do meanwhile", async () => {
+    const res = await fetch(`${app.url}/api/chat`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${bank.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ message: "someone stole my bag with my card in it", stream: true }),
+    });
+    const events = await readEvents(res);
+    const reply = JSON.parse(events.at(-1)!.data);
+    expect(reply).toMatchObject({ handledBy: "team", metadata: { intent: "card_lost_or_stolen" } });
+    const deltas = events.filter((e) => e.event === "delta").map((e) => JSON.parse(e.data).text as string);
+    expect(deltas.join("")).toBe(reply.response);
+    expect(deltas.findIndex((d) => d.includes(handoffNotice))).toBeLessThan(deltas.findIndex((d) => d.includes("0800 123 456")));
   });
 
   it("ends the reply that escalates for low confidence with the notice that a person will follow", async () => {
