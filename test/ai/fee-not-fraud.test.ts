@@ -37,6 +37,17 @@ const feeAndLimitQuestions = [
   "fee for receiving money from abroad?",
 ];
 
+// Phone wallets, cheques and appointments, which share words with a lost card ("wallet", "lost") or a request for a person.
+const everydayQuestions = [
+  "how do I put my debit card on apple pay",
+  "can i add my card to my iphone wallet",
+  "does google pay work with your cards",
+  "i posted a cheque and it got lost, can i stop it",
+  "how long until a cheque clears",
+  "I'd like an appointment with a mortgage adviser",
+  "can i book a meeting at the branch",
+];
+
 // Signing in, passwords and the app: a bank's commonest questions, none of them from the built-in examples.
 const accessQuestions = [
   "I forgot my password for the app",
@@ -69,10 +80,13 @@ describe("the built-in intents tell a fee, limit or sign-in question from a frau
   const classifier = defaultIntentClassifier();
   const urgentOrHandoff = new Set(defaultIntents.filter((i) => i.urgent || i.agentType === "handoff").map((i) => i.name));
 
-  it.each(feeAndLimitQuestions)("does not take %j for fraud, nor for anything that escalates", (question) => {
-    const { intent, confidence } = classifier.classify(question);
-    expect(intent === "fraud_report" || (urgentOrHandoff.has(intent) && confidence >= 0.5)).toBe(false);
-  });
+  it.each([...feeAndLimitQuestions, ...everydayQuestions])(
+    "does not take %j for fraud, nor for anything that escalates",
+    (question) => {
+      const { intent, confidence } = classifier.classify(question);
+      expect(intent === "fraud_report" || (urgentOrHandoff.has(intent) && confidence >= 0.5)).toBe(false);
+    },
+  );
 
   it.each(accessQuestions)("takes %j for a question about signing in, which the AI answers", (question) => {
     const { intent } = classifier.classify(question);
