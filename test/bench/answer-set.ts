@@ -119,6 +119,8 @@ export interface AnswerScores {
   /** Declined with the right FAQ question listed, among the answerable questions. */
   listed: number;
   handedOff: number;
+  /** Handed off with the knowledge base's right answer after the notice (an urgent intent's self-help). */
+  handedOffAnswered: number;
   /** Wrong answers per answer given (to answerable and unanswerable questions alike). */
   wrongPerAnswered: number;
   unanswerableDeclined: number;
@@ -139,6 +141,10 @@ export function scoreAnswers(results: CaseResult[]): AnswerScores {
     declined: share(count(answerable, "declined"), answerable.length),
     listed: share(answerable.filter((r) => r.listed).length, answerable.length),
     handedOff: share(count(answerable, "handed off"), answerable.length),
+    handedOffAnswered: share(
+      answerable.filter((r) => r.outcome === "handed off" && containsAll(r.reply, r.case.mustContain ?? [])).length,
+      answerable.length,
+    ),
     wrongPerAnswered: share(count(answerable, "wrong") + count(unanswerable, "wrong"), answered),
     unanswerableDeclined: share(unanswerable.length - count(unanswerable, "wrong"), unanswerable.length),
   };
