@@ -44,6 +44,19 @@ export interface AnswerInput {
    * decline hands the conversation to the team: the next message is theirs to answer, not a pick.
    */
   offerChoices?: boolean;
+  /**
+   * A short message that leans on the customer's question before it ("is it free?"): that question and this one read
+   * together, and the knowledge found for them (src/pipeline/follow-up.ts). `first`: to be read so before the message
+   * alone (it refers back); else only when the message alone is not answered (it carries on, and may stand alone).
+   */
+  followUp?: { question: string; context: ContextChunk[]; first: boolean };
+}
+
+/** The context an engine that reads the whole conversation is given: a follow-up's knowledge first, then the message's. */
+export function contextOf(input: AnswerInput): ContextChunk[] {
+  if (!input.followUp) return input.context;
+  const all = [...input.followUp.context, ...input.context];
+  return all.filter((c, i) => all.findIndex((o) => o.sourceId === c.sourceId && o.content === c.content) === i);
 }
 
 export interface AnswerSource {

@@ -277,7 +277,16 @@ export class LocalEngine implements Engine {
     if (input.signal?.aborted) throw abortError();
     const passages = input.context.map(passageOf);
     const ranked = await rankPassages(input.message, passages);
-    const answer = this.answerUnit(input, passages, ranked) ?? this.answerExtract(input) ?? decline(input, passages, ranked);
+    // A follow-up that refers back ("is it free?") is read with the question it leans on first: alone, "it" could be
+    // anything. One that only carries on ("and how do I reset my PIN?") is read so only when it is not answered alone.
+    const followUp = input.followUp;
+    const together = async () =>
+      followUp ? this.grounded({ ...input, message: followUp.question, context: followUp.context }) : null;
+    const answer =
+      (followUp?.first && (await together())) ||
+      this.groundedBy(input, passages, ranked) ||
+      (followUp && !followUp.first && (await together())) ||
+      decline(input, passages, ranked);
     for (const group of wordGroups(answer.text)) {
       // Yielding between groups lets a stream flush each one and an abort land between them.
       await new Promise((resolve) => setImmediate(resolve));
@@ -285,6 +294,16 @@ export class LocalEngine implements Engine {
       onDelta?.(group);
     }
     return answer;
+  }
+
+  /** The answer the context grounds, or null. */
+  private async grounded(input: AnswerInput): Promise<Answer | null> {
+    const passages = input.context.map(passageOf);
+    return this.groundedBy(input, passages, await rankPassages(input.message, passages));
+  }
+
+  private groundedBy(input: AnswerInput, passages: Passage[], ranked: Ranked): Answer | null {
+    return this.answerUnit(input, passages, ranked) ?? this.answerExtract(input);
   }
 
   /** The FAQ entry that answers the question, whole: its conditions and exceptions are part of the answer. */

@@ -2,7 +2,7 @@ import OpenAI, { APIError } from "openai";
 import type { ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { Config } from "../config.js";
 import { countTokens } from "../knowledge/chunk.js";
-import { type Answer, type AnswerInput, abortError, type Engine, EngineError, sourceOf } from "./engine.js";
+import { type Answer, type AnswerInput, abortError, contextOf, type Engine, EngineError, sourceOf } from "./engine.js";
 import { buildMessages } from "./prompt.js";
 import { redactMessages } from "./redact.js";
 
@@ -178,9 +178,10 @@ function estimateTokens(messages: ChatCompletionMessageParam[], reply: string): 
 
 /** Grounded unless the model declined; sources are the documents it named, or all it was given when it named none. */
 function grounding(input: AnswerInput, text: string): Pick<Answer, "grounded" | "sources"> {
-  if (!input.context.length || declined.test(text)) return { grounded: false, sources: [] };
-  const named = input.context.filter((c) => text.toLowerCase().includes(c.sourceTitle.toLowerCase()));
-  const sources = (named.length ? named : input.context).map(sourceOf);
+  const context = contextOf(input);
+  if (!context.length || declined.test(text)) return { grounded: false, sources: [] };
+  const named = context.filter((c) => text.toLowerCase().includes(c.sourceTitle.toLowerCase()));
+  const sources = (named.length ? named : context).map(sourceOf);
   return {
     grounded: true,
     sources: sources.filter((s, i) => sources.findIndex((o) => o.sourceId === s.sourceId && o.page === s.page) === i),

@@ -1,5 +1,5 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import type { AnswerInput, ContextChunk } from "./engine.js";
+import { type AnswerInput, type ContextChunk, contextOf } from "./engine.js";
 
 /** XML escaping makes a chunk that contains "</source></context>" unable to close the data block early. */
 function escapeXml(text: string): string {
@@ -47,7 +47,7 @@ export function systemPrompt(input: AnswerInput): string {
     "5. Never ask the customer for a full card number, PIN, password or one-time code.",
     "6. When you answer from a document, name its title as the source.",
     "",
-    contextBlock(input.context),
+    contextBlock(contextOf(input)),
   ].join("\n");
 }
 

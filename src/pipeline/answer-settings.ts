@@ -49,5 +49,6 @@ export function answerInput(
     redact: settings.redact,
     signal: options.signal,
     offerChoices: options.offerChoices,
+    ...(retrieved.followUp ? { followUp: retrieved.followUp } : {}),
   };
 }

@@ -139,6 +139,8 @@ async function urgentHelp(
       conversationId: conversation.id,
       customerMessageId: customerMessage.id,
       earlierMessages: conversation.messageCount,
+      text: msg.text,
+      settings,
       knowledge: ahead.knowledge,
     }),
   );
@@ -335,6 +337,8 @@ async function aiReply(
       conversationId: conversation.id,
       customerMessageId: customerMessage.id,
       earlierMessages: conversation.messageCount,
+      text: picked ? null : asked.text,
+      settings,
       knowledge: known.knowledge,
     }),
   );

@@ -3,11 +3,14 @@ import { countTokens } from "../knowledge/chunk.js";
 import { searchKnowledge } from "../knowledge/search.js";
 import type { Services } from "../services.js";
 import { type AnswerSettings, answerSettings, searchTextOf } from "./answer-settings.js";
+import { followUpOf } from "./follow-up.js";
 import type { InboundMessage } from "./inbound.js";
 
 export interface Retrieved {
   context: ContextChunk[];
   history: Turn[];
+  /** A message that leans on the question before it, read with it, and the knowledge found for both (follow-up.ts). */
+  followUp?: { question: string; context: ContextChunk[]; first: boolean };
 }
 
 export const retrievalTopK = 5;
@@ -75,6 +78,7 @@ export function searchAhead(services: Services, msg: InboundMessage): Ahead {
 /**
  * The tenant's knowledge for the question (a search started ahead) and the recent turns of the conversation: none,
  * with nothing read, when the conversation held no message before this one (`earlierMessages`, its count as routed).
+ * A short message that leans on the customer's question before it ("is it free?") is also searched with it.
  */
 export async function retrieve(
   services: Services,
@@ -83,12 +87,26 @@ export async function retrieve(
     conversationId: string;
     customerMessageId: string;
     earlierMessages: number;
+    /** The message's text; null when it is not to be read as a follow-up (a listed question picked by its number). */
+    text: string | null;
+    settings: AnswerSettings;
     knowledge: Promise<ContextChunk[]>;
   },
 ): Promise<Retrieved> {
-  const [context, history] = await Promise.all([
+  const earlier: Promise<Turn[]> =
+    input.earlierMessages === 0
+      ? Promise.resolve([])
+      : recentHistory(services, input.tenantId, input.conversationId, input.customerMessageId);
+  const text = input.text;
+  const asked = earlier.then((history) => (text === null ? null : followUpOf(text, history)));
+  const [context, history, followUp] = await Promise.all([
     input.knowledge,
-    input.earlierMessages === 0 ? [] : recentHistory(services, input.tenantId, input.conversationId, input.customerMessageId),
+    earlier,
+    asked.then(async (follow) =>
+      follow
+        ? { ...follow, context: await retrieveKnowledge(services, input.tenantId, searchTextOf(input.settings, follow.question)) }
+        : undefined,
+    ),
   ]);
-  return { context, history };
+  return { context, history, ...(followUp ? { followUp } : {}) };
 }

@@ -28,6 +28,14 @@ const base: AnswerInput = {
 const systemOf = (input: AnswerInput) => buildMessages(input)[0]!.content as string;
 
 describe("buildMessages", () => {
+  it("gives a follow-up's knowledge first, then the message's, each chunk once", () => {
+    const fees = { ...base.context[0]!, sourceId: "src_02", sourceTitle: "Fees", content: "A replacement card is free." };
+    const followUp = { question: "How do I replace my card? is it free?", context: [fees, base.context[0]!], first: true };
+    const system = systemOf({ ...base, message: "is it free?", followUp });
+    expect(system.indexOf("A replacement card is free.")).toBeLessThan(system.indexOf("The daily transfer limit is $5,000."));
+    expect(system.split("The daily transfer limit is $5,000.")).toHaveLength(2);
+  });
+
   it("starts with a system prompt naming the tenant and persona, then the history and the question", () => {
     const messages = buildMessages(base);
     expect(messages.map((m) => [m.role, m.role === "system" ? "…" : m.content])).toEqual([

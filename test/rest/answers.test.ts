@@ -51,6 +51,26 @@ describe("the offline engine answers a new bank's customers from its FAQ", () =>
     },
   );
 
+  it("reads a follow-up with the question before it, and a message that only carries on alone first", async () => {
+    const turn = async (message: string, conversationId?: string) => {
+      const res = await app.request("/api/chat", { key, body: { message, ...(conversationId ? { conversationId } : {}) } });
+      expect(res.status).toBe(200);
+      return res.body as { response: string; conversationId: string };
+    };
+    // Alone, "is it free?" is not about a replacement card.
+    expect((await turn("is it free?")).response).not.toContain("Order a replacement card");
+    const first = await turn("How do I replace a damaged card?");
+    expect(first.response).toContain("Order a replacement card");
+    for (const followUp of ["is it free?", "how long does it take?"]) {
+      const reply = await turn(followUp, first.conversationId);
+      expect(reply.response).toContain("5 business days and is free of charge");
+      expect(reply.response).toContain("(Source: Bank FAQ)");
+    }
+    const fees = await turn("Is there a monthly fee for the current account?");
+    expect(fees.response).toContain("4 EUR per month");
+    expect((await turn("and how do I reset my PIN?", fees.conversationId)).response).toContain("Reset PIN");
+  });
+
   it("shows the FAQ entry first in the test console for a paraphrased question", async () => {
     const res = await app.request("/api/knowledge", { key, body: { query: "whats the max i can pay by tapping", topK: 3 } });
     expect(res.status).toBe(200);
