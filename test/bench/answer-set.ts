@@ -14,10 +14,20 @@ export interface AnswerCase {
   mustContain?: string[];
 }
 
+/** A conversation of a set's `followups.json`: its last message leans on the customer's question before it. */
+export interface FollowUpCase {
+  turns: string[];
+  /** The FAQ entry that answers the last message, as written in the FAQ. */
+  faq: string;
+  mustContain: string[];
+}
+
 export interface AnswerSet {
   name: string;
   sources: Array<{ title: string; content: string }>;
   cases: AnswerCase[];
+  /** None when the set has no `followups.json`. */
+  followUps: FollowUpCase[];
 }
 
 export const answerSetsDir = fileURLToPath(new URL("../fixtures/", import.meta.url));
@@ -42,7 +52,9 @@ export function readAnswerSet(name: string): AnswerSet {
       return { title, content: text };
     });
   const cases = JSON.parse(readFileSync(path.join(dir, "questions.json"), "utf8")) as AnswerCase[];
-  return { name, sources, cases };
+  const followUpsFile = path.join(dir, "followups.json");
+  const followUps = existsSync(followUpsFile) ? (JSON.parse(readFileSync(followUpsFile, "utf8")) as FollowUpCase[]) : [];
+  return { name, sources, cases, followUps };
 }
 
 /** Whether a retrieved chunk is the case's FAQ entry. */
@@ -148,4 +160,33 @@ export function scoreAnswers(results: CaseResult[]): AnswerScores {
     wrongPerAnswered: share(count(answerable, "wrong") + count(unanswerable, "wrong"), answered),
     unanswerableDeclined: share(unanswerable.length - count(unanswerable, "wrong"), unanswerable.length),
   };
+}
+
+/** Each follow-up conversation through `/api/chat`, in one conversation: shares of last replies right, declined, wrong. */
+export async function evaluateFollowUps(app: TestApp, apiKey: string, set: AnswerSet) {
+  const outcomes: Outcome[] = [];
+  for (const item of set.followUps) {
+    let conversationId: string | undefined;
+    let last: { response: string; handledBy: string; metadata: { agentType: string } } | undefined;
+    for (const message of item.turns) {
+      const chat = await app.request("/api/chat", {
+        key: apiKey,
+        body: { message, ...(conversationId ? { conversationId } : {}) },
+      });
+      if (chat.status !== 200) throw new Error(`chat: ${chat.status} ${JSON.stringify(chat.body)}`);
+      last = chat.body;
+      conversationId = chat.body.conversationId;
+    }
+    outcomes.push(
+      last!.handledBy === "team"
+        ? "handed off"
+        : last!.metadata.agentType === "fallback"
+          ? "declined"
+          : containsAll(last!.response, item.mustContain)
+            ? "right"
+            : "wrong",
+    );
+  }
+  const share = (outcome: Outcome) => outcomes.filter((o) => o === outcome).length / Math.max(1, outcomes.length);
+  return { conversations: outcomes.length, right: share("right"), declined: share("declined"), wrong: share("wrong") };
 }

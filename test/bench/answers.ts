@@ -5,6 +5,7 @@ import {
   type AnswerSet,
   answerSetNames,
   evaluateAnswerSet,
+  evaluateFollowUps,
   ingestAnswerSet,
   isEntry,
   readAnswerSet,
@@ -62,7 +63,8 @@ function row(set: string, database: string, engine: string, s: Partial<AnswerSco
   return `| ${set} | ${database} | ${engine} | ${cell(s.hitAt1)} | ${cell(s.hitAt5)} | ${cell(s.right)} | ${cell(s.declined)} | ${cell(s.listed)} | ${cell(s.handedOff)} | ${cell(s.handedOffAnswered)} | ${cell(s.wrongPerAnswered)} | ${cell(s.unanswerableDeclined)} |`;
 }
 
-async function measure(database: BenchDatabase, set: AnswerSet): Promise<string[]> {
+/** The set's rows of the table, and its follow-up conversations' row when it has some. */
+async function measure(database: BenchDatabase, set: AnswerSet): Promise<{ rows: string[]; followUps: string | null }> {
   const app = await startBenchApp(database);
   try {
     const { tenantId, apiKey } = await app.tenant(`Answers ${set.name}`);
@@ -70,10 +72,16 @@ async function measure(database: BenchDatabase, set: AnswerSet): Promise<string[
     const results = await evaluateAnswerSet(app, apiKey, set);
     const scores = scoreAnswers(results);
     const label = `${set.name} (${scores.answerable} + ${scores.unanswerable})`;
-    return [
+    const rows = [
       row(label, database.name, "Parley offline", scores),
       row(label, database.name, "BM25 (retrieval only)", await bm25Scores(app, tenantId, set)),
     ];
+    if (!set.followUps.length) return { rows, followUps: null };
+    const f = await evaluateFollowUps(app, apiKey, set);
+    return {
+      rows,
+      followUps: `| ${set.name} | ${database.name} | ${f.conversations} | ${percent(f.right)} | ${percent(f.declined)} | ${percent(f.wrong)} |`,
+    };
   } finally {
     await app.close();
   }
@@ -90,10 +98,20 @@ export async function benchAnswers(): Promise<void> {
     "| set (answerable + unanswerable) | database | engine | hit@1 | hit@5 | right | declined | declined, right question listed | handed off | handed off, with the answer | wrong per answered | unanswerable declined |",
   );
   console.log("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+  const followUps: string[] = [];
   for (const name of sets) {
     const set = readAnswerSet(name);
-    for (const database of databases) for (const line of await measure(database, set)) console.log(line);
+    for (const database of databases) {
+      const measured = await measure(database, set);
+      for (const line of measured.rows) console.log(line);
+      if (measured.followUps) followUps.push(measured.followUps);
+    }
     if (unreachable) console.log(noteRow(12, 1, unreachable));
   }
   console.log("\nTargets (development set): hit@5 ≥ 95 %, right ≥ 85 %, wrong per answered ≤ 3 %, unanswerable declined ≥ 90 %.");
+  if (!followUps.length) return;
+  console.log("\nFollow-ups (each conversation's last message leans on the question before it; its reply is judged):\n");
+  console.log("| set | database | conversations | right | declined | wrong |");
+  console.log("|---|---|---:|---:|---:|---:|");
+  for (const line of followUps) console.log(line);
 }
