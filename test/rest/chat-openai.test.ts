@@ -1,5 +1,6 @@
 import { createParser, type ParserCallbacks } from "eventsource-parser";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { handoffNotice } from "../../src/conversations/escalate.js";
 import type { ChatStep } from "../fakes/openai-chat.js";
 import { type FakeOpenAI, type RecordedRequest, startFakeOpenAI } from "../fakes/openai-server.js";
 import { SetDisclosureDocument, UpdateTenantDocument } from "../generated.js";
@@ -303,6 +304,35 @@ describe("intent classification by the model", () => {
     expect(res.body.metadata).toMatchObject({ intent: "human_request", confidence: 0.3, agentType: "faq" });
     const conversation = await app.request(`/api/conversations/${res.body.conversationId}`, { key: bank.apiKey });
     expect(conversation.body.status).toBe("open");
+  });
+
+  it("hands an urgent message over, then gives the model's answer from the knowledge base while the customer waits", async () => {
+    fake.script(
+      { json: { intent: "card_lost_or_stolen", confidence: 0.95 } },
+      { text: "Freeze it in the app under Cards (Help centre)." },
+    );
+    const res = await chat({ message: "my card was stolen" });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ handledBy: "team", metadata: { intent: "card_lost_or_stolen", agentType: "handoff" } });
+    expect(res.body.response).toBe(`${handoffNotice}\n\nWhile you wait: Freeze it in the app under Cards (Help centre).`);
+    expect(res.body.metadata.sources.map((s: { title: string }) => s.title)).toEqual(["Help centre"]);
+    expect(answerRequests()).toHaveLength(1);
+  });
+
+  it("hands an urgent message over with the notice alone when the model server fails on the answer", async () => {
+    const outage = { fail: "status", status: 503 } as const;
+    fake.script({ json: { intent: "card_lost_or_stolen", confidence: 0.95 } }, outage, outage, outage);
+    fake.setFallback(outage);
+    const res = await chat({ message: "my card was stolen" });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ handledBy: "team", response: handoffNotice, metadata: { sources: [] } });
+    const messages = await messagesOf(res.body.conversationId);
+    expect(messages.map((m) => [m.role, m.content])).toEqual([
+      ["customer", "my card was stolen"],
+      ["assistant", handoffNotice],
+    ]);
+    const conversation = await app.request(`/api/conversations/${res.body.conversationId}`, { key: bank.apiKey });
+    expect(conversation.body.status).toBe("escalated");
   });
 
   it("falls back to the tenant's local classifier when the classification call fails", async () => {
