@@ -1,4 +1,4 @@
-import type { Answer } from "../ai/engine.js";
+import type { Answer, ContextChunk } from "../ai/engine.js";
 import { EngineError } from "../ai/engine.js";
 import { AlreadyAnswered } from "../conversations/append-message.js";
 import { discloseAtStart } from "../conversations/disclosure.js";
@@ -11,10 +11,10 @@ import { AppError } from "../errors.js";
 import { publishActivity } from "../escalations/inbox.js";
 import { answerSurvey } from "../feedback/survey.js";
 import type { Services } from "../services.js";
-import { answerInput } from "./answer-settings.js";
+import { type AnswerSettings, answerInput } from "./answer-settings.js";
 import { deliverReply } from "./deliver.js";
 import type { InboundMessage } from "./inbound.js";
-import { type Ahead, retrieve, searchAhead } from "./retriever.js";
+import { type Ahead, type Retrieved, retrieve, searchAhead } from "./retriever.js";
 import { type Intent, type Routed, routeInbound } from "./router.js";
 import { selfHelp } from "./self-help.js";
 
@@ -122,6 +122,26 @@ export const unreadableNotice =
 
 export const offerRefusedNotice = "All right. Is there anything else I can help you with?";
 
+/** The retriever stage of a routed message, timed: its knowledge (searched ahead) and the conversation's recent turns. */
+function retrieverStage(
+  services: Services,
+  took: StageTimings,
+  msg: InboundMessage,
+  routed: Extract<Routed, { duplicate: false }>,
+  search: { settings: AnswerSettings; knowledge: Promise<ContextChunk[]>; text: string | null },
+): Promise<Retrieved> {
+  const { conversation, customerMessage } = routed;
+  return timed(services, took, "retriever", msg.channel, () =>
+    retrieve(services, {
+      tenantId: msg.tenantId,
+      conversationId: conversation.id,
+      customerMessageId: customerMessage.id,
+      earlierMessages: conversation.messageCount,
+      ...search,
+    }),
+  );
+}
+
 /** The knowledge base's answer after an urgent message's hand-off notice, stored and sent as a message of its own. */
 async function urgentHelp(
   services: Services,
@@ -131,19 +151,9 @@ async function urgentHelp(
   took: StageTimings,
   ahead: Ahead,
 ): Promise<Answer | null> {
-  const { conversation, customerMessage, intent } = routed;
+  const { conversation, intent } = routed;
   const settings = await ahead.settings;
-  const retrieved = await timed(services, took, "retriever", msg.channel, () =>
-    retrieve(services, {
-      tenantId: msg.tenantId,
-      conversationId: conversation.id,
-      customerMessageId: customerMessage.id,
-      earlierMessages: conversation.messageCount,
-      text: msg.text,
-      settings,
-      knowledge: ahead.knowledge,
-    }),
-  );
+  const retrieved = await retrieverStage(services, took, msg, routed, { settings, knowledge: ahead.knowledge, text: msg.text });
   const help = await timed(services, took, "engine", msg.channel, () =>
     selfHelp(services, answerInput(settings, msg, retrieved, { signal: hooks.signal })),
   );
@@ -331,17 +341,11 @@ async function aiReply(
   const replyId = newId("msg");
   hooks.onStart?.({ conversationId: conversation.id, messageId: replyId });
   const settings = await known.settings;
-  const retrieved = await timed(services, took, "retriever", msg.channel, () =>
-    retrieve(services, {
-      tenantId: msg.tenantId,
-      conversationId: conversation.id,
-      customerMessageId: customerMessage.id,
-      earlierMessages: conversation.messageCount,
-      text: picked ? null : asked.text,
-      settings,
-      knowledge: known.knowledge,
-    }),
-  );
+  const retrieved = await retrieverStage(services, took, msg, routed, {
+    settings,
+    knowledge: known.knowledge,
+    text: picked ? null : asked.text,
+  });
   // A decline that hands over lists no questions to pick from: the team answers next.
   const options = { signal: hooks.signal, offerChoices: !declineHandsOver(conversation, settings.lowConfidenceLimit) };
   let streamed = "";
