@@ -17,7 +17,12 @@ export interface CaseExpectation {
 export interface EvaluationCaseInput extends CaseExpectation {
   question: string;
   channel: (typeof channelNames)[number] | null;
+  /** The customer's messages before the question, in the same conversation: a follow-up's context. */
+  earlier: string[];
 }
+
+/** Earlier messages a case may be asked after: a short conversation, not a transcript. */
+export const maxEarlierMessages = 5;
 
 const phrase = z.string().trim().min(1).max(200);
 
@@ -29,6 +34,7 @@ export const caseInput = z
     expect: z.enum(expectations),
     source: z.string().trim().min(1).max(300).nullish(),
     contains: z.array(phrase).max(20).nullish(),
+    earlier: z.array(z.string().trim().min(1).max(4_000)).max(maxEarlierMessages).nullish(),
   })
   .superRefine((c, ctx) => {
     if (c.expect === "source" && !c.source) ctx.addIssue({ code: "custom", path: ["source"], message: "required for source" });
@@ -45,5 +51,6 @@ export const caseInput = z
       expect: c.expect,
       source: c.source ?? null,
       contains: c.contains ?? [],
+      earlier: c.earlier ?? [],
     }),
   );

@@ -16,6 +16,8 @@ type CaseRow = Prisma.EvaluationCaseGetPayload<object>;
 export interface CaseResult extends CaseExpectation {
   caseId: string;
   question: string;
+  /** The customer's messages asked before the question, in the same conversation. */
+  earlier: string[];
   channel: string | null;
   passed: boolean;
   reason: string;
@@ -41,9 +43,14 @@ async function sourceResolver(services: Services, tenantId: string): Promise<(na
 
 async function replayCase(services: Services, c: CaseRow, sourceIds: Set<string>): Promise<CaseResult> {
   const expected: CaseExpectation = { expect: c.expect as Expectation, source: c.source, contains: c.contains };
-  const asked = { caseId: c.id, question: c.question, channel: c.channel, ...expected };
+  const asked = { caseId: c.id, question: c.question, earlier: c.earlier, channel: c.channel, ...expected };
   try {
-    const reply = await previewReply(services, { tenantId: c.tenantId, channel: c.channel ?? "api", text: c.question });
+    const reply = await previewReply(services, {
+      tenantId: c.tenantId,
+      channel: c.channel ?? "api",
+      text: c.question,
+      earlier: c.earlier,
+    });
     return {
       ...asked,
       ...judge(expected, reply, sourceIds),

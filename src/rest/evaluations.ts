@@ -25,6 +25,10 @@ const CaseBody = z.object({
   expect: z.enum(expectations),
   source: z.string().optional().describe("for source: a knowledge source's id or title"),
   contains: z.array(z.string()).optional().describe("for contains: phrases the reply must all contain, any case"),
+  earlier: z
+    .array(z.string())
+    .optional()
+    .describe("the customer's messages before the question, in the same conversation: a follow-up's context"),
 });
 
 const CaseRecord = CaseBody.extend({
@@ -32,6 +36,7 @@ const CaseRecord = CaseBody.extend({
   channel: z.enum(channelNames).nullable(),
   source: z.string().nullable(),
   contains: z.array(z.string()),
+  earlier: z.array(z.string()),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -43,6 +48,7 @@ const caseRecord = (c: EvaluationCaseFieldsFragment) => ({
   expect: c.expect,
   source: c.source,
   contains: c.contains,
+  earlier: c.earlier,
   created_at: c.createdAt,
   updated_at: c.updatedAt,
 });
@@ -54,6 +60,7 @@ const caseVariables = (body: Record<string, unknown>) => ({
   expect: body.expect as never,
   source: body.source as string | undefined,
   contains: body.contains as string[] | undefined,
+  earlier: body.earlier as string[] | undefined,
 });
 
 const CaseRef = z.object({ case_id: z.string(), question: z.string() });
@@ -86,6 +93,7 @@ const RunWithResults = RunRecord.extend({
     z.object({
       case_id: z.string(),
       question: z.string(),
+      earlier: z.array(z.string()),
       channel: z.string().nullable(),
       expect: z.enum(expectations),
       source: z.string().nullable(),
@@ -227,7 +235,7 @@ export function evaluationRoutes(services: Services): RestRoute[] {
       path: "/api/evaluations/runs",
       tag,
       summary:
-        "Replay the evaluation set now, each case as a customer's first message on its channel (nothing is stored as a conversation), and answer the run with its results",
+        "Replay the evaluation set now, each case as a customer's message on its channel after its earlier messages (nothing is stored as a conversation), and answer the run with its results",
       body: z.object({ trigger: z.enum(["manual", "cli"]).optional().describe("who asked (default manual)") }).optional(),
       response: { status: 201, description: "The completed run with its results", schema: RunWithResults },
       errors: [401, 403, 422, 429, 502],

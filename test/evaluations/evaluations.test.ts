@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitingNotice } from "../../src/conversations/waiting.js";
 import { newBankFaq } from "../fixtures/new-bank-faq.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 
@@ -319,5 +320,47 @@ describe("a decline that lists the questions the customer may have meant", () =>
       grounded: false,
       reason: "handed to a human instead of answering",
     });
+  });
+
+  it("asks a case after its earlier messages, in one conversation: a follow-up is read with the question before it", async () => {
+    const followBank = await app.tenant("Follow-up Bank");
+    await addSource("Bank FAQ", newBankFaq, followBank.apiKey);
+    const earlier = ["How do I replace a damaged card?"];
+    const created = await app.request("/api/evaluations/cases", {
+      key: followBank.apiKey,
+      body: { question: "is it free?", expect: "contains", contains: ["free of charge"], earlier },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ question: "is it free?", earlier });
+    const alone = await app.request("/api/evaluations/cases", {
+      key: followBank.apiKey,
+      body: { question: "is it free?", expect: "contains", contains: ["free of charge"] },
+    });
+    expect(alone.body.earlier).toEqual([]);
+    const tooMany = await app.request("/api/evaluations/cases", {
+      key: followBank.apiKey,
+      body: { question: "is it free?", expect: "decline", earlier: ["a", "b", "c", "d", "e", "f"] },
+    });
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.code).toBe("VALIDATION");
+
+    const afterHandoff = await app.request("/api/evaluations/cases", {
+      key: followBank.apiKey,
+      body: {
+        question: "How much does an international transfer cost?",
+        expect: "handoff",
+        earlier: ["I want to talk to a person"],
+      },
+    });
+    expect(afterHandoff.status).toBe(201);
+
+    const run = await app.request("/api/evaluations/runs", { key: followBank.apiKey, method: "POST" });
+    expect(run.status).toBe(201);
+    const [followUp, first, waiting] = run.body.results;
+    // The team has the conversation after the earlier message: the question waits for them.
+    expect(waiting).toMatchObject({ passed: true, handoff: true, grounded: false, reply: waitingNotice("api") });
+    expect(followUp).toMatchObject({ earlier, passed: true, grounded: true });
+    expect(followUp.reply).toContain("Order a replacement card");
+    expect(first).toMatchObject({ earlier: [], passed: false });
   });
 });

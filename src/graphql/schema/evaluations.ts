@@ -9,6 +9,7 @@ import {
   type Expectation,
   expectations,
   maxCasesPerTenant,
+  maxEarlierMessages,
 } from "../../evaluations/cases.js";
 import { type CaseRef, compareWithPrevious, type RunComparison } from "../../evaluations/compare.js";
 import { type CaseResult, type EvaluationRunRow, evaluationTriggers, runEvaluation } from "../../evaluations/run.js";
@@ -40,6 +41,9 @@ export const EvaluationCase = builder.prismaObject("EvaluationCase", {
     expect: t.field({ type: ExpectationEnum, resolve: (c) => c.expect as Expectation }),
     source: t.exposeString("source", { nullable: true, description: "For source: a knowledge source's id or title" }),
     contains: t.exposeStringList("contains", { description: "For contains: phrases the reply must all contain" }),
+    earlier: t.exposeStringList("earlier", {
+      description: "The customer's messages before the question, in the same conversation: a follow-up's context",
+    }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
   }),
@@ -58,6 +62,8 @@ const CaseResultRef = builder.objectRef<CaseResult>("EvaluationCaseResult").impl
   fields: (t) => ({
     caseId: t.exposeID("caseId"),
     question: t.exposeString("question"),
+    // Runs kept from before cases had earlier messages hold none.
+    earlier: t.stringList({ resolve: (r) => r.earlier ?? [] }),
     channel: t.exposeString("channel", { nullable: true }),
     expect: t.field({ type: ExpectationEnum, resolve: (r) => r.expect }),
     source: t.exposeString("source", { nullable: true }),
@@ -150,6 +156,10 @@ const caseArgs = builder.args((t) => ({
   expect: t.field({ type: ExpectationEnum, required: false }),
   source: t.string({ required: false, description: "For source: a knowledge source's id or title" }),
   contains: t.stringList({ required: false, description: "For contains: phrases the reply must all contain (any case)" }),
+  earlier: t.stringList({
+    required: false,
+    description: `The customer's messages before the question, in one conversation (at most ${maxEarlierMessages})`,
+  }),
 }));
 
 async function assertRoom(ctx: Pick<GraphQLContext, "db">, adding: number, replacing = false) {
@@ -221,6 +231,7 @@ const CaseInputType = builder.inputType("EvaluationCaseInput", {
     expect: t.field({ type: ExpectationEnum, required: true }),
     source: t.string({ required: false }),
     contains: t.stringList({ required: false }),
+    earlier: t.stringList({ required: false }),
   }),
 });
 
