@@ -6,6 +6,7 @@ import { createApp } from "./http/app.js";
 import { jobHandlers, jobShares } from "./jobs/handlers.js";
 import { Worker } from "./jobs/worker.js";
 import { startResyncSchedule } from "./knowledge/schedule.js";
+import { warmPipeline } from "./pipeline/warm-up.js";
 import { startRetentionSchedule } from "./retention/schedule.js";
 import { closeServices, createServices } from "./services.js";
 import { ensureDemoTenant } from "./tenants/bootstrap.js";
@@ -92,6 +93,8 @@ async function main(): Promise<void> {
     const demo = await ensureDemoTenant(services);
     const baseUrl = publicBaseUrl(config);
 
+    // Before the socket opens: a worker's first pipelines would otherwise do their first-use work beside the first requests.
+    if (config.ROLE !== "api") await warmPipeline(services);
     if (config.ROLE !== "worker") {
       const app = createApp(services);
       server = app.listen(config.PORT, config.HOST);
