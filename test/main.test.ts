@@ -63,7 +63,8 @@ describe.runIf(!process.env.DATABASE_URL)("a stop asked for while the service st
       starting.child.kill("SIGTERM");
       expect(await starting.exit()).toBe(0);
       expect(starting.stdout()).toMatch(/"msg":"stopped"/);
-      expect(readdirSync(stopDir).sort()).toEqual(["pglite", "secrets.key"]);
+      // The demo tenant's vector index, built by the pipeline's warm-up at start, is kept beside the database (DESIGN §5).
+      expect(readdirSync(stopDir).sort()).toEqual(["pglite", "secrets.key", "vector-index"]);
     } finally {
       rmSync(stopDir, { recursive: true, force: true });
     }

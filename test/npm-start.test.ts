@@ -35,8 +35,9 @@ describe("npm start", () => {
       expect((await whenServing(`http://127.0.0.1:${port}/healthz`, undefined, 120_000)).status).toBe(200);
       npm.kill("SIGTERM");
       await expect.poll(() => groupAlive(pgid), { timeout: 60_000, interval: 100 }).toBe(false);
-      // Its data and nothing else: the database's lock is released, no temporary file is left.
-      expect(readdirSync(dataDir).sort()).toEqual(["pglite", "secrets.key"]);
+      // Its data and nothing else: the database's lock is released, no temporary file is left. The demo tenant's
+      // vector index, built by the pipeline's warm-up at start, is kept beside the database (DESIGN §5).
+      expect(readdirSync(dataDir).sort()).toEqual(["pglite", "secrets.key", "vector-index"]);
 
       const db = await openDatabase({ pgliteDir: path.join(dataDir, "pglite") });
       const [tenants] = await db.sql.query<{ count: number }>("SELECT count(*)::int AS count FROM tenants");
