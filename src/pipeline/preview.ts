@@ -3,8 +3,7 @@ import { handoffNotice } from "../conversations/escalate.js";
 import { waitingNotice } from "../conversations/waiting.js";
 import type { Services } from "../services.js";
 import { answerInput, answerSettings, searchTextOf } from "./answer-settings.js";
-import { followUpOf } from "./follow-up.js";
-import { retrieveKnowledge } from "./retriever.js";
+import { retrieveKnowledge, searchFollowUp } from "./retriever.js";
 import { classifyIntent, decideByIntent } from "./router.js";
 import { selfHelp } from "./self-help.js";
 
@@ -53,11 +52,12 @@ async function previewTurn(services: Services, question: PreviewQuestion, histor
   const classified = { intent: intent.intent, confidence: intent.confidence };
   const decision = decideByIntent(intent);
   const settings = await answerSettings(services, question.tenantId);
-  const search = (text: string) => retrieveKnowledge(services, question.tenantId, searchTextOf(settings, text));
   const retrieved = async () => {
-    const follow = followUpOf(question.text, history);
-    const context = await search(question.text);
-    return { context, history, ...(follow ? { followUp: { ...follow, context: await search(follow.question) } } : {}) };
+    const [context, followUp] = await Promise.all([
+      retrieveKnowledge(services, question.tenantId, searchTextOf(settings, question.text)),
+      searchFollowUp(services, question.tenantId, settings, question.text, history),
+    ]);
+    return { context, history, ...(followUp ? { followUp } : {}) };
   };
   if (decision.kind === "escalate") {
     const help =

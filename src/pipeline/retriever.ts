@@ -98,15 +98,26 @@ export async function retrieve(
       ? Promise.resolve([])
       : recentHistory(services, input.tenantId, input.conversationId, input.customerMessageId);
   const text = input.text;
-  const asked = earlier.then((history) => (text === null ? null : followUpOf(text, history)));
   const [context, history, followUp] = await Promise.all([
     input.knowledge,
     earlier,
-    asked.then(async (follow) =>
-      follow
-        ? { ...follow, context: await retrieveKnowledge(services, input.tenantId, searchTextOf(input.settings, follow.question)) }
-        : undefined,
-    ),
+    earlier.then((turns) => (text === null ? undefined : searchFollowUp(services, input.tenantId, input.settings, text, turns))),
   ]);
   return { context, history, ...(followUp ? { followUp } : {}) };
+}
+
+/**
+ * A message that leans on the customer's question before it, read with that question, and the knowledge found for
+ * both (follow-up.ts); undefined when it stands on its own. `history` is the conversation before it, oldest first.
+ */
+export async function searchFollowUp(
+  services: Services,
+  tenantId: string,
+  settings: AnswerSettings,
+  text: string,
+  history: Turn[],
+): Promise<Retrieved["followUp"]> {
+  const follow = followUpOf(text, history);
+  if (!follow) return undefined;
+  return { ...follow, context: await retrieveKnowledge(services, tenantId, searchTextOf(settings, follow.question)) };
 }
