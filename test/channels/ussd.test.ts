@@ -206,6 +206,29 @@ describe("USSD sessions", () => {
     expect(await screen(await later.hop("1*Hello?"))).toBe("END Your message is with our team; an agent will contact you soon.");
   });
 
+  it("pages an urgent hand-off's notice and the help after it, each whole, then ends with the team", async () => {
+    const { hop } = session("+254711000688");
+    await hop("");
+    await hop("1");
+    let text = "1*My card was stolen, what do I do?";
+    const pages = [await screen(await hop(text))];
+    while (pages.at(-1)!.endsWith("98 More\n0 Menu")) {
+      text += "*98";
+      pages.push(await screen(await hop(text)));
+      expect(pages.length).toBeLessThan(10);
+    }
+    const shown = pages.map((p) => p.replace(/^CON /, "").replace(/\n(98 More\n)?0 Menu$/, "")).join(" ");
+    expect(shown).toMatch(/member of our team/);
+    expect(shown).toMatch(/While you wait: .*freeze it in the app/s);
+    expect(shown).toMatch(/\(Source: Cards FAQ\)$/);
+    const conversation = (await conversationsOn(app, key, "ussd")).find((c) => c.customer_phone === "+254711000688")!;
+    expect(conversation.status).toBe("escalated");
+
+    // What the customer writes next is with the team.
+    text += "*0*1*Are you there?";
+    expect(await screen(await hop(text))).toBe("END Your message is with our team; an agent will contact you soon.");
+  });
+
   it("starts a new conversation for a new session, closing the one the AI had", async () => {
     const first = session("+254711000777");
     await first.hop("");
