@@ -73,12 +73,23 @@ async function predict(services: Services, model: TenantIntents, text: string): 
   return prediction!;
 }
 
+/**
+ * Refuses a message that names a conversation it cannot go on: a closed one, or one on another channel. A conversation
+ * is one customer's on one channel: a message in another channel's name would reach that customer (an API message
+ * continuing a chat-app conversation was sent to the customer's phone).
+ */
+export function assertContinuable(conversation: { channel: string; status: string }, channel: string): void {
+  if (conversation.channel !== channel)
+    throw new AppError("VALIDATION", `The conversation is on the ${conversation.channel} channel, not ${channel}`);
+  if (conversation.status === "closed") throw new AppError("VALIDATION", "The conversation is closed; start a new one");
+}
+
 async function findConversation(services: Services, msg: InboundMessage): Promise<ConversationRow | null> {
   const prisma = services.db.prisma;
   if (msg.conversationId) {
     const found = await prisma.conversation.findFirst({ where: { id: msg.conversationId, tenantId: msg.tenantId } });
     if (!found) throw notFound("Conversation");
-    if (found.status === "closed") throw new AppError("VALIDATION", "The conversation is closed; start a new one");
+    assertContinuable(found, msg.channel);
     return found;
   }
   if (!msg.customer.id) return null;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handoffNotice } from "../../src/conversations/escalate.js";
+import { newId } from "../../src/db/ids.js";
 import { UpdateTenantDocument } from "../generated.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { readEvents } from "../helpers/sse.js";
@@ -156,6 +157,38 @@ describe("POST /api/chat", () => {
       expect(res.status).toBe(404);
       expect(res.body.code).toBe("NOT_FOUND");
     }
+  });
+
+  it("refuses a message to another channel's conversation, which would reach that customer, and stores nothing", async () => {
+    const widget = await app.request("/api/chat", { key: bank.apiKey, body: { message: "hello", channel: "widget" } });
+    expect(widget.status).toBe(200);
+    // A chat-app customer's conversation, as the channel's webhook stores it.
+    const chatapp = await app.services.db.prisma.conversation.create({
+      data: {
+        id: newId("conv"),
+        tenantId: bank.tenantId,
+        channel: "chatapp",
+        customerPhone: "+15550100",
+        customerId: "+15550100",
+      },
+    });
+    for (const [conversationId, on] of [
+      [chatapp.id, "chatapp"],
+      [widget.body.conversationId, "widget"],
+    ] as const) {
+      for (const stream of [false, true]) {
+        const res = await app.request("/api/chat", {
+          key: bank.apiKey,
+          body: { message: "I want a person", conversationId, stream },
+        });
+        expect(res.status).toBe(422);
+        expect(res.body).toEqual({ error: `The conversation is on the ${on} channel, not api`, code: "VALIDATION" });
+      }
+    }
+    const stored = await app.services.db.prisma.message.count({ where: { conversationId: chatapp.id } });
+    expect(stored).toBe(0);
+    const after = await app.services.db.prisma.conversation.findUniqueOrThrow({ where: { id: chatapp.id } });
+    expect(after.status).toBe("open");
   });
 
   it("needs a role that may converse", async () => {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { notFound } from "../../errors.js";
 import type { InboundMessage } from "../../pipeline/inbound.js";
 import { handleInbound, type ReplyMetadata } from "../../pipeline/index.js";
+import { assertContinuable } from "../../pipeline/router.js";
 import { type ChatEventShape, type ChatHandler, type ChatReplyShape, replyOf, streamReply } from "../../pipeline/stream.js";
 import { builder } from "../builder.js";
 import type { GraphQLContext } from "../context.js";
@@ -93,11 +94,14 @@ const chatArgs = builder.args((t) => ({
 /** Validated input; an unknown (or another tenant's) conversation is refused before any work starts. */
 async function inboundOf(ctx: GraphQLContext, args: unknown): Promise<InboundMessage> {
   const input = parseInput(chatInput, args);
-  if (
-    input.conversationId &&
-    !(await ctx.db.conversation.findUnique({ where: { id: input.conversationId }, select: { id: true } }))
-  ) {
-    throw notFound("Conversation");
+  // Checked before a stream opens, so that a client gets the error as the response's status, not as an event.
+  if (input.conversationId) {
+    const named = await ctx.db.conversation.findUnique({
+      where: { id: input.conversationId },
+      select: { channel: true, status: true },
+    });
+    if (!named) throw notFound("Conversation");
+    assertContinuable(named, input.channel);
   }
   return {
     tenantId: ctx.tenantId,
