@@ -6,6 +6,7 @@ import type { ChannelType, ConfiguredChannel, WebhookRequest } from "./adapter.j
 import { headerOf } from "./payload.js";
 import { safeEqual, verifyMetaSignature } from "./signatures.js";
 import { channelByToken } from "./store.js";
+import { singleQuery } from "./webhook.js";
 
 /** What Meta's webhooks (chat app, page messaging, photo-sharing) have in common: a verify token and an app secret. */
 export const metaWebhookCredentials = {
@@ -23,7 +24,7 @@ export function verifyMetaRequest(req: WebhookRequest, channel: ConfiguredChanne
  * dashboard is answered with `hub.challenge` as the whole body; anything else is 403.
  */
 export async function answerMetaChallenge(services: Services, types: ChannelType[], req: Request, res: Response): Promise<void> {
-  const q = req.query as Record<string, string | undefined>;
+  const q = singleQuery(req.query);
   // PHP-style proxies rename the dotted parameters.
   const mode = q["hub.mode"] ?? q.hub_mode;
   const token = q["hub.verify_token"] ?? q.hub_verify_token;

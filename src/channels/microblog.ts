@@ -9,6 +9,7 @@ import { asArray, asObject, asText, headerOf, jsonBody } from "./payload.js";
 import { postJson } from "./provider-http.js";
 import { hmac, safeEqual } from "./signatures.js";
 import { channelById, enabledChannelsOf } from "./store.js";
+import { singleQuery } from "./webhook.js";
 
 // The short-post social channel's direct messages (X Account Activity API;
 // ../shared/providers/x-account-activity.md). The X app's consumer secret signs both the CRC
@@ -116,7 +117,7 @@ async function namedChannel(services: Services, id: string): Promise<ConfiguredC
  * X's shape is signed, so that the answer is no signing oracle for event bodies.
  */
 export async function answerMicroblogCrc(services: Services, req: Request, res: Response): Promise<void> {
-  const q = req.query as Record<string, string | undefined>;
+  const q = singleQuery(req.query);
   const crcToken = q.crc_token;
   if (!crcToken || !crcTokenShape.test(crcToken)) {
     throw new AppError("FORBIDDEN", "Not a CRC request: crc_token is missing or not a token");

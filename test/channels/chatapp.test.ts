@@ -80,6 +80,18 @@ describe("chat-app webhook verification (GET)", () => {
     expect(res.status).toBe(403);
     expect(res.body.code).toBe("FORBIDDEN");
   });
+
+  it("answers 403 FORBIDDEN for a parameter given twice, which no provider sends", async () => {
+    for (const query of [
+      "hub.mode=subscribe&hub.verify_token=vt_123&hub.verify_token=other&hub.challenge=1",
+      "hub.mode=subscribe&hub.verify_token=vt_123&hub.challenge=1&hub.challenge=2",
+      "hub.mode=subscribe&hub.verify_token[a]=vt_123&hub.challenge=1",
+    ]) {
+      const res = await app.request(`/api/channels/chatapp?${query}`);
+      expect(res.status, query).toBe(403);
+      expect(res.body.code).toBe("FORBIDDEN");
+    }
+  });
 });
 
 describe("chat-app messages (POST)", () => {

@@ -100,6 +100,12 @@ describe("microblog CRC (GET)", () => {
     expect(shared.body).toEqual({ response_token: sign("abc") });
     const unknown = await app.request(`${path}?crc_token=abc&account=123`);
     expect(unknown.status).toBe(403);
+    // A parameter given twice names nothing: with two apps configured, the request is as ambiguous as without it.
+    for (const query of ["account=800000077&account=800000008", "channel=a&channel=b", "crc_token=xyz"]) {
+      const twice = await app.request(`${path}?crc_token=abc&${query}`);
+      expect(twice.status, query).toBe(403);
+      expect(twice.body.code).toBe("FORBIDDEN");
+    }
   });
 
   it("answers for the channel the URL names, which another tenant's claim on the account cannot make ambiguous", async () => {
