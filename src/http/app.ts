@@ -15,7 +15,7 @@ import { oidcRouter } from "./oidc.js";
 import { RateLimits, rateLimitByCaller } from "./rate-limit.js";
 import { securityHeaders } from "./security-headers.js";
 import "./request.js";
-import { assertUtf8Body, providerPath, storableInput } from "./storable-input.js";
+import { assertUtf8Body, providerPath, storableAddress, storableInput } from "./storable-input.js";
 import { widgetRouter } from "./widget.js";
 
 export const jsonBodyLimit = 1024 * 1024;
@@ -58,6 +58,7 @@ export function createApp(services: Services, limits = new RateLimits(services, 
   app.use((req, res, next) => (selfAuthenticated.test(req.originalUrl) ? next() : callers(req, res, next)));
   // Only the API refuses a bad key: the public documents and probes answer whoever asks.
   app.use(["/api", "/graphql"], rejectInvalidCredential);
+  app.use(storableAddress);
 
   const routes = restRoutes(services, limits);
   // Providers' webhooks come first: an acknowledgement passes none of the API's routers, and its body is read once,

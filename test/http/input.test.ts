@@ -69,6 +69,23 @@ describe("text PostgreSQL cannot store", () => {
     expect(bytes.status).toBe(400);
     expect((await bytes.json()).code).toBe("VALIDATION");
   });
+
+  it("checks the path on every route, those before the JSON parser too: the widget's, the dashboard's, sign-on's", async () => {
+    const logged = logs.lines.length;
+    for (const [method, path, status] of [
+      ["GET", "/auth/oidc/%00/start", 422],
+      ["GET", "/auth/oidc/%ED%A0%80/start", 400],
+      ["GET", "/dashboard/%ZZ", 400],
+      ["GET", "/dashboard/assets/%ZZ", 400],
+      ["POST", "/api/v1/widget/%ZZ", 400],
+    ] as const) {
+      const res = await fetch(`${app.url}${path}`, { method });
+      expect(res.status, path).toBe(status);
+      expect((await res.json()).code, path).toBe("VALIDATION");
+    }
+    // Refused as the caller's mistake, not failed as the service's.
+    expect(logs.lines.slice(logged).filter((line) => line.level >= 50)).toEqual([]);
+  });
 });
 
 describe("bodies that cannot be read", () => {
