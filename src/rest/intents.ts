@@ -2,6 +2,7 @@ import { parse } from "csv-parse/sync";
 import express from "express";
 import { z } from "zod";
 import { AppError } from "../errors.js";
+import { assertUtf8Body } from "../http/storable-input.js";
 import type { Services } from "../services.js";
 import { runOperation } from "./execute.js";
 import {
@@ -64,7 +65,12 @@ function examplesFromCsv(csv: string): Array<{ text: string; intent: string }> {
   return rows.slice(hasHeader ? 1 : 0).map((row) => ({ text: row[t] ?? "", intent: row[i] ?? "" }));
 }
 
-const csvBody = express.text({ type: ["text/csv", "text/plain", "application/csv"], limit: "20mb" });
+// A CSV's bytes must be its charset's, as a JSON body's must (its broken bytes would be stored as U+FFFD).
+const csvBody = express.text({
+  type: ["text/csv", "text/plain", "application/csv"],
+  limit: "20mb",
+  verify: (req, _res, buf, encoding) => assertUtf8Body(req as express.Request, buf, encoding),
+});
 
 export function intentRoutes(services: Services): RestRoute[] {
   return [

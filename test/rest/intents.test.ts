@@ -108,6 +108,17 @@ describe("intents", () => {
     expect((await classify(["my card still hasn't arrived"], other.apiKey))[0]!.intent).toBe("card_arrival");
     const bad = await app.request("/api/intents/import", { key: other.apiKey, body: { examples: [{ text: "", intent: "x" }] } });
     expect(bad.status).toBe(422);
+    // Bytes that are not UTF-8 are refused, not stored as U+FFFD.
+    const broken = await fetch(`${app.url}/api/intents/import`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${other.apiKey}`, "content-type": "text/csv" },
+      body: new Uint8Array([...Buffer.from("text,intent\n"), 0xff, 0xfe, ...Buffer.from(",greeting\n")]),
+    });
+    expect(broken.status).toBe(422);
+    expect(await broken.json()).toMatchObject({ code: "VALIDATION", error: "Request body is not valid UTF-8" });
+    expect(
+      (await app.request("/api/intents", { key: other.apiKey })).body.intents.map((i: { name: string }) => i.name),
+    ).not.toContain("greeting");
   });
 
   it("learns what the tenant's examples mean, not only their words", async () => {
