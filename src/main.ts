@@ -2,7 +2,7 @@ import type { Server } from "node:http";
 import { startRollupSchedule } from "./analytics/rollups.js";
 import { startAuditRecovery } from "./audit/intents.js";
 import { loadConfig, publicBaseUrl } from "./config.js";
-import { createApp } from "./http/app.js";
+import { serve } from "./http/serve.js";
 import { jobHandlers, jobShares } from "./jobs/handlers.js";
 import { Worker } from "./jobs/worker.js";
 import { startResyncSchedule } from "./knowledge/schedule.js";
@@ -96,8 +96,7 @@ async function main(): Promise<void> {
     // Before the socket opens: a worker's first pipelines would otherwise do their first-use work beside the first requests.
     if (config.ROLE !== "api") await warmPipeline(services);
     if (config.ROLE !== "worker") {
-      const app = createApp(services);
-      server = app.listen(config.PORT, config.HOST);
+      server = serve(services, config.PORT, config.HOST);
       await new Promise<void>((resolve, reject) => {
         server!.once("listening", resolve);
         server!.once("error", reject);

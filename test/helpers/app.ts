@@ -7,7 +7,7 @@ import type { DestinationStream } from "pino";
 import { issueApiKey } from "../../src/auth/api-keys.js";
 import type { Role } from "../../src/auth/roles.js";
 import { type Config, loadConfig } from "../../src/config.js";
-import { createApp } from "../../src/http/app.js";
+import { serve } from "../../src/http/serve.js";
 import { jobHandlers, jobShares } from "../../src/jobs/handlers.js";
 import { Worker } from "../../src/jobs/worker.js";
 import { createLogger } from "../../src/logger.js";
@@ -90,7 +90,7 @@ async function listening(env: Record<string, string>, options: TestAppOptions, d
     ),
   });
   try {
-    const server = createApp(services).listen(0, "127.0.0.1");
+    const server = serve(services, 0, "127.0.0.1");
     await new Promise((resolve, reject) => server.once("listening", resolve).once("error", reject));
     return { services, server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
   } catch (err) {

@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CreateApiKeyDocument, RevokeApiKeyDocument, TenantDocument } from "../generated.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
@@ -69,6 +70,31 @@ describe("error bodies", () => {
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: "No route for GET /api/no-such-thing", code: "NOT_FOUND" });
     expect((await app.request("/nothing-here")).body.code).toBe("NOT_FOUND");
+  });
+
+  it("answers headers over Node's limit and malformed HTTP with {error, code} too, and keeps serving", async () => {
+    const long = await fetch(`${app.url}/api/conversations?q=${"x".repeat(20_000)}`, { headers: { "x-api-key": owner.apiKey } });
+    expect(long.status).toBe(431);
+    expect(await long.json()).toEqual({
+      error: "The request's headers (its URL included) are larger than 16 kB",
+      code: "VALIDATION",
+    });
+    const { port } = new URL(app.url);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), "127.0.0.1", () => socket.write("GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n"));
+      let answer = "";
+      socket.on("data", (chunk) => {
+        answer += chunk;
+      });
+      socket.on("end", () => resolve(answer));
+      socket.on("error", reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4))).toEqual({
+      error: "The request is not valid HTTP",
+      code: "VALIDATION",
+    });
+    expect((await app.request("/api/conversations", { key: owner.apiKey })).status).toBe(200);
   });
 
   it("answers malformed JSON with 422 VALIDATION and details", async () => {
