@@ -29,7 +29,8 @@ const validationErrorsAsValidation: Plugin = {
 /**
  * Yoga's log calls as the service's log lines, with their messages and errors only: anything else yoga might
  * pass (a request's parameters, whose variables hold the customer's message) stays out at every level. Yoga
- * logs each error that maskError replaced; the domain's 4xx errors are answers, not failures, so only debug.
+ * logs each error that maskError replaced, and each request it refused; 4xx errors are answers, not failures, so
+ * only debug.
  */
 function yogaLogger(logger: Logger): YogaLogger {
   const forward =
@@ -37,7 +38,9 @@ function yogaLogger(logger: Logger): YogaLogger {
     (...args: unknown[]) => {
       const err = args.find((arg) => arg instanceof Error);
       const original = err instanceof GraphQLError && err.originalError ? err.originalError : err;
-      const answered = original instanceof AppError && original.status < 500;
+      // Yoga's own refusals of a request (no query, variables that are not an object) carry their 4xx status.
+      const refused = err instanceof GraphQLError && !err.originalError && Number(err.extensions.http?.status) < 500;
+      const answered = refused || (original instanceof AppError && original.status < 500);
       const message = args.filter((arg) => typeof arg === "string").join(" ") || "graphql";
       logger[answered ? "debug" : level](err ? { err } : {}, message);
     };

@@ -135,6 +135,19 @@ describe("malformed GraphQL", () => {
     expect((await res.json()).code).toBe("VALIDATION");
   });
 
+  it("answers requests without a query or with variables that are not an object 400, logged as answers, not failures", async () => {
+    const logged = logs.lines.length;
+    for (const body of [
+      '{"variables": {}}',
+      '{"query": "{ tenant { id } }", "variables": "x"}',
+      '{"query": "{ tenant { id } }", "variables": [1]}',
+    ]) {
+      const res = await post("/graphql", body, json);
+      expect(res.status, body).toBe(400);
+    }
+    expect(logs.lines.slice(logged).filter((line) => line.level >= 50)).toEqual([]);
+  });
+
   it("answers a NUL in a string literal or in multipart variables 400 VALIDATION", async () => {
     const literal = await post(
       "/graphql",
