@@ -15,7 +15,13 @@ let bombSite: Server;
 let bombSiteUrl: string;
 
 beforeAll(async () => {
-  app = await startTestApp({ EGRESS_ALLOW_CIDRS: "127.0.0.0/8", EXTRACT_TIMEOUT_MS: "6000", EXTRACT_MAX_DECOMPRESSED_MB: "64" });
+  // The time limit is far off: on a loaded machine a bomb's 64 MiB took pdf.js longer than 6 s to reach, and the
+  // time limit, not the cap, failed it. The time limit has its own instance below.
+  app = await startTestApp({
+    EGRESS_ALLOW_CIDRS: "127.0.0.0/8",
+    EXTRACT_TIMEOUT_MS: "120000",
+    EXTRACT_MAX_DECOMPRESSED_MB: "64",
+  });
   app.startWorker();
   bank = await app.tenant("Careful Bank");
   bombSite = createServer((req, res) => {
@@ -33,13 +39,13 @@ afterAll(async () => {
   await new Promise((resolve) => bombSite?.close(resolve));
 });
 
-async function upload(pdf: Uint8Array, name: string): Promise<string> {
-  const res = await app.request("/api/knowledge/sources", { key: bank.apiKey, body: pdfForm(pdf, name) });
+async function upload(pdf: Uint8Array, name: string, to = { app, key: bank.apiKey }): Promise<string> {
+  const res = await to.app.request("/api/knowledge/sources", { key: to.key, body: pdfForm(pdf, name) });
   expect(res.status).toBe(202);
   return res.body.id;
 }
 
-const healthz = async () => (await fetch(`${app.url}/healthz`)).status;
+const healthz = async (on = app) => (await fetch(`${on.url}/healthz`)).status;
 
 // A thread starts with the first document, which takes seconds on a loaded machine: generous timeouts.
 describe("untrusted documents", { timeout: 120_000 }, () => {
@@ -79,26 +85,6 @@ describe("untrusted documents", { timeout: 120_000 }, () => {
     expect(await waitForSource(app, id, bank.apiKey)).toMatchObject({ status: "ready", error: null, chunks: 1 });
   });
 
-  it("keeps answering /healthz while a slow PDF is read, then fails it when its time is up", async () => {
-    const id = await upload(await slowPdf(2_000), "slow.pdf");
-    let ended = false;
-    const outcome = waitForSource(app, id, bank.apiKey).finally(() => {
-      ended = true;
-    });
-    const answeredWhileReading: number[] = [];
-    while (!ended) {
-      const status = await healthz();
-      if (!ended) answeredWhileReading.push(status);
-    }
-    const failed = await outcome;
-    expect(failed).toMatchObject({
-      status: "failed",
-      error: "Reading the document took longer than 6 s, the most this service allows.",
-    });
-    expect(answeredWhileReading.length).toBeGreaterThanOrEqual(3);
-    expect(new Set(answeredWhileReading)).toEqual(new Set([200]));
-  });
-
   it("fails a crawled page that is enormous once gunzipped, reading no more of it than the page cap", async () => {
     const added = await app.request("/api/knowledge/sources", {
       key: bank.apiKey,
@@ -121,5 +107,36 @@ describe("untrusted documents", { timeout: 120_000 }, () => {
       title: "Fee guide",
       text: "Transfer fees: 2 EUR, \uFFFD per transfer.",
     });
+  });
+});
+
+describe("a document read too slowly", { timeout: 120_000 }, () => {
+  let slowApp: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    slowApp = await startTestApp({ EXTRACT_TIMEOUT_MS: "6000" });
+    slowApp.startWorker();
+    ({ apiKey: key } = await slowApp.tenant("Patient Bank"));
+  });
+  afterAll(() => slowApp?.close());
+
+  it("keeps answering /healthz while a slow PDF is read, then fails it when its time is up", async () => {
+    const id = await upload(await slowPdf(2_000), "slow.pdf", { app: slowApp, key });
+    let ended = false;
+    const outcome = waitForSource(slowApp, id, key).finally(() => {
+      ended = true;
+    });
+    const answeredWhileReading: number[] = [];
+    while (!ended) {
+      const status = await healthz(slowApp);
+      if (!ended) answeredWhileReading.push(status);
+    }
+    const failed = await outcome;
+    expect(failed).toMatchObject({
+      status: "failed",
+      error: "Reading the document took longer than 6 s, the most this service allows.",
+    });
+    expect(answeredWhileReading.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(answeredWhileReading)).toEqual(new Set([200]));
   });
 });
