@@ -75,6 +75,11 @@ const schema = z.object({
   JOB_LEASE_MS: z.coerce.number().int().min(1_000).default(60_000),
   // Attempts at sending one reply through a provider; with the queue's backoff, 8 span about two minutes.
   SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(8),
+  // The most a client may take to send a request (headers and body; a response, a stream included, is not limited):
+  // a client sending a body a byte a second held its socket for Node's default of five minutes.
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(60_000),
+  // Open sockets an instance accepts at most (widgets' event streams each hold one); past it new ones are closed.
+  HTTP_MAX_CONNECTIONS: z.coerce.number().int().positive().default(10_000),
   // How long a stopping instance waits for in-flight requests and jobs before it closes its connections regardless.
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
   PUBLIC_BASE_URL: optionalString,

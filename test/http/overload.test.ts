@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { captureLogs } from "../helpers/logs.js";
@@ -68,4 +69,40 @@ describe("when Redis does not answer", () => {
     expect(chat.body.response).toEqual(expect.any(String));
     await expect.poll(() => logs.lines.some((l) => l.level === 40 && l.msg === "Redis connection failed")).toBe(true);
   }, 120_000);
+});
+
+describe("a client that sends its request slowly", () => {
+  it("is answered 408 {error, code} and closed once HTTP_REQUEST_TIMEOUT_MS is up, while others are served", async () => {
+    const app = await startTestApp({ HTTP_REQUEST_TIMEOUT_MS: "2000" });
+    try {
+      const { port } = new URL(app.url);
+      const started = performance.now();
+      const socket = connect(Number(port), "127.0.0.1");
+      let answer = "";
+      socket.on("data", (chunk) => {
+        answer += chunk;
+      });
+      const closed = new Promise<number>((resolve) => socket.on("close", () => resolve(performance.now() - started)));
+      socket.write(
+        'POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"message":"',
+      );
+      const trickle = setInterval(() => socket.writable && socket.write("a"), 200);
+      try {
+        expect((await fetch(`${app.url}/healthz`)).status).toBe(200);
+        const after = await closed;
+        // Node checks its connections every second: the limit, and at most that check and a loaded machine's delay.
+        expect(after).toBeGreaterThanOrEqual(2_000);
+        expect(after).toBeLessThan(20_000);
+      } finally {
+        clearInterval(trickle);
+      }
+      expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+      expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))).toEqual({
+        error: "The request was not received in time",
+        code: "VALIDATION",
+      });
+    } finally {
+      await app.close();
+    }
+  });
 });
