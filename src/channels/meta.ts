@@ -3,10 +3,9 @@ import { z } from "zod";
 import { AppError } from "../errors.js";
 import type { Services } from "../services.js";
 import type { ChannelType, ConfiguredChannel, WebhookRequest } from "./adapter.js";
-import { headerOf } from "./payload.js";
+import { headerOf, singleQuery } from "./payload.js";
 import { safeEqual, verifyMetaSignature } from "./signatures.js";
 import { channelByToken } from "./store.js";
-import { singleQuery } from "./webhook.js";
 
 /** What Meta's webhooks (chat app, page messaging, photo-sharing) have in common: a verify token and an app secret. */
 export const metaWebhookCredentials = {

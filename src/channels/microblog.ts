@@ -5,11 +5,10 @@ import type { Services } from "../services.js";
 import type { ChannelAdapter, ChannelEvent, ConfiguredChannel, WebhookEndpoint, WebhookRequest } from "./adapter.js";
 import { claimsOf } from "./claims.js";
 import { formatForChannel } from "./format.js";
-import { asArray, asObject, asText, headerOf, jsonBody } from "./payload.js";
+import { asArray, asObject, asText, headerOf, jsonBody, singleQuery } from "./payload.js";
 import { postJson } from "./provider-http.js";
 import { hmac, safeEqual } from "./signatures.js";
 import { channelById, enabledChannelsOf } from "./store.js";
-import { singleQuery } from "./webhook.js";
 
 // The short-post social channel's direct messages (X Account Activity API;
 // ../shared/providers/x-account-activity.md). The X app's consumer secret signs both the CRC

@@ -1,3 +1,4 @@
+import type { Request } from "express";
 import { AppError } from "../errors.js";
 import { storableValue } from "../http/storable-text.js";
 import type { WebhookRequest } from "./adapter.js";
@@ -73,4 +74,13 @@ export function e164(phone: string | null | undefined): string | null {
 export function phoneCustomer(number: string): { id: string; phone: string | null } {
   const phone = e164(number);
   return { id: phone ?? number, phone };
+}
+
+/**
+ * The query's parameters given once. A parameter given twice (`?token=a&token=b`) arrives as an array, one in brackets
+ * as an object: neither is what a provider sends, and reading one as a string crashed the verification; they count as
+ * absent.
+ */
+export function singleQuery(query: Request["query"]): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(query).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
 }

@@ -7,6 +7,7 @@ import { tenantRateLimit } from "../tenants/settings.js";
 import type { ChannelEvent, ConfiguredChannel, WebhookEndpoint, WebhookRequest } from "./adapter.js";
 import { claimantOf } from "./claims.js";
 import { inboundQueue } from "./inbound-job.js";
+import { singleQuery } from "./payload.js";
 import { adapterFor } from "./registry.js";
 import { safeEqual } from "./signatures.js";
 import { markUnrouted } from "./source-limit.js";
@@ -16,15 +17,6 @@ export const webhookBodyLimit = 1024 * 1024;
 
 /** Every provider's body kept as bytes, JSON too: signatures cover the exact body, and the channel parses it once. */
 export const keepRawBody: RequestHandler = express.raw({ type: () => true, limit: webhookBodyLimit });
-
-/**
- * The query's parameters given once. A parameter given twice (`?token=a&token=b`) arrives as an array, one in brackets
- * as an object: neither is what a provider sends, and reading one as a string crashed the verification; they count as
- * absent.
- */
-export function singleQuery(query: Request["query"]): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(query).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
-}
 
 /** The request as the provider sent it. */
 export function webhookRequest(services: Services, req: Request): WebhookRequest {
