@@ -193,8 +193,8 @@ async function perform(
   // A closing screen holds the hand-off notice alone: with the disclosure it would be cut (182 characters). An urgent
   // hand-off's notice is followed by the knowledge base's help ("While you wait: freeze the card…"), more than a screen
   // holds: paged as an answer is, and what the customer writes next goes to the team.
-  const oneScreen = Array.from(ussd.format(reply.text, routed.channel.settings)).length <= screenChars;
-  if (reply.handedOver && oneScreen) return { screen: { kind: "end", text: reply.text }, conversationId: reply.conversationId };
+  const oneScreen = () => Array.from(ussd.format(reply.text, routed.channel.settings)).length <= screenChars;
+  if (reply.handedOver && oneScreen()) return { screen: { kind: "end", text: reply.text }, conversationId: reply.conversationId };
   const pages = pagesOf(withDisclosure(reply.disclosure, reply.text), routed.channel);
   return { screen: { kind: "answer", pages, page: 0 }, conversationId: reply.conversationId };
 }

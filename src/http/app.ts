@@ -15,7 +15,7 @@ import { oidcRouter } from "./oidc.js";
 import { RateLimits, rateLimitByCaller } from "./rate-limit.js";
 import { securityHeaders } from "./security-headers.js";
 import "./request.js";
-import { assertUtf8Body, providerPath, storableAddress, storableInput } from "./storable-input.js";
+import { assertUtf8Body, providerPath, storableAddress, storableBody } from "./storable-input.js";
 import { widgetRouter } from "./widget.js";
 
 export const jsonBodyLimit = 1024 * 1024;
@@ -65,7 +65,7 @@ export function createApp(services: Services, limits = new RateLimits(services, 
   // as the bytes its signature covers, rather than parsed as JSON here and again by the channel.
   const fromProviders = routes.filter((route) => providerPath.test(route.path));
   const webhooks = Router();
-  webhooks.use(storableInput, restRouter(fromProviders));
+  webhooks.use(restRouter(fromProviders));
   app.use((req, res, next) => (providerPath.test(req.originalUrl) ? webhooks(req, res, next) : next()));
 
   app.use(operationsRouter(services));
@@ -80,7 +80,7 @@ export function createApp(services: Services, limits = new RateLimits(services, 
       verify: (req, _res, buf, encoding) => assertUtf8Body(req as express.Request, buf, encoding),
     }),
   );
-  app.use(storableInput);
+  app.use(storableBody);
 
   // Yoga reads any other body itself, with no limit: /graphql reads them here, under the same limit as JSON (a
   // PDF upload, multipart, under the PDF limit), so that every oversized body is the same 413.

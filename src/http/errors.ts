@@ -57,19 +57,6 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     sendError(res, new AppError("VALIDATION", `Request body is not valid ${encoding} data`, undefined, 400));
     return;
   }
-  if (err instanceof URIError) {
-    // A route's parameter that is not valid percent-encoding (the router decodes it): the caller's mistake.
-    sendError(
-      res,
-      new AppError(
-        "VALIDATION",
-        "The request path is not valid percent-encoded UTF-8",
-        [{ path: "path", message: err.message }],
-        400,
-      ),
-    );
-    return;
-  }
   if (parserError.expose && parserError.status && parserError.status >= 400 && parserError.status < 500) {
     // Any other refusal by Express or the body parser (an undecodable path, an aborted body): the caller's.
     sendError(res, new AppError("VALIDATION", parserError.message, undefined, parserError.status));

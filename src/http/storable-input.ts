@@ -18,38 +18,33 @@ function decodedPath(req: Request): string {
   }
 }
 
-/** A provider's query string is cleaned rather than refused (its body is cleaned where the channel reads it). */
-function cleanProviderQuery(req: Request): boolean {
-  if (!providerPath.test(req.originalUrl)) return false;
-  Object.defineProperty(req, "query", { value: storableValue(req.query) ?? {}, configurable: true, enumerable: true });
-  return true;
-}
-
 function refuse(problem: { path: string; message: string } | null): void {
   if (!problem) return;
   const field = { path: problem.path || "body", message: problem.message };
   throw new AppError("VALIDATION", `Invalid request: ${field.path} ${field.message}`, [field]);
 }
 
-const addressProblem = (req: Request) => unstorableInput(decodedPath(req), "path") ?? unstorableInput(req.query, "query");
-
 /**
- * A caller's path and query checked as soon as a request arrives, before any router reads a parameter of them: the
- * widget's, the dashboard's and single sign-on's routers come before the JSON parser, and a NUL in a tenant id reached
- * the database from there.
+ * Input nothing can store is answered before any of it is written: a caller's path and query with a NUL, an unpaired
+ * surrogate or absurd nesting get 422 VALIDATION naming the field, checked as soon as a request arrives, before any
+ * router reads a parameter of them (the widget's, the dashboard's and single sign-on's come before the JSON parser;
+ * a NUL in a tenant id reached the database from there). A provider's query string is cleaned instead.
  */
 export const storableAddress: RequestHandler = (req, _res, next) => {
-  if (!cleanProviderQuery(req)) refuse(addressProblem(req));
+  if (providerPath.test(req.originalUrl)) {
+    Object.defineProperty(req, "query", { value: storableValue(req.query) ?? {}, configurable: true, enumerable: true });
+  } else {
+    refuse(unstorableInput(decodedPath(req), "path") ?? unstorableInput(req.query, "query"));
+  }
   next();
 };
 
 /**
- * Input nothing can store is answered here, before any of it is written: a caller's path, query and
- * parsed body with a NUL, an unpaired surrogate or absurd nesting get 422 VALIDATION naming the field. A
- * provider's query string is cleaned instead (its body is cleaned where the channel reads it).
+ * The same for a parsed body, after its parser. A provider's body is never refused: kept as bytes for its signature, it
+ * is cleaned where the channel reads it.
  */
-export const storableInput: RequestHandler = (req, _res, next) => {
-  if (!cleanProviderQuery(req)) refuse(addressProblem(req) ?? (Buffer.isBuffer(req.body) ? null : unstorableInput(req.body, "")));
+export const storableBody: RequestHandler = (req, _res, next) => {
+  if (!providerPath.test(req.originalUrl) && !Buffer.isBuffer(req.body)) refuse(unstorableInput(req.body, ""));
   next();
 };
 

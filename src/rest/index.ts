@@ -2,7 +2,7 @@ import { Router } from "express";
 import { channelWebhookRoutes } from "../channels/routes.js";
 import { requireAuth } from "../http/auth.js";
 import { RateLimits } from "../http/rate-limit.js";
-import { storableInput } from "../http/storable-input.js";
+import { storableBody } from "../http/storable-input.js";
 import type { Services } from "../services.js";
 import { agentRoutes } from "./agents.js";
 import { analyticsRoutes } from "./analytics.js";
@@ -50,8 +50,8 @@ export function restRouter(routes: RestRoute[]): Router {
   const router = Router();
   for (const route of routes) {
     const guards = route.auth === "self" ? [] : [requireAuth];
-    // A route's own body parser (multipart, CSV) reads after the app's check: its fields are checked again.
-    const parsers = route.before ? [...route.before, storableInput] : [];
+    // A route's own body parser (multipart, CSV) reads after the app's check: its fields are checked too.
+    const parsers = route.before ? [...route.before, storableBody] : [];
     router[route.method](route.path, ...guards, ...parsers, async (req, res) => {
       const result = await route.handle(req, res);
       if (res.headersSent) return;
