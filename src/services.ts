@@ -127,7 +127,7 @@ async function assemble(
   );
   // Without a listener, ioredis reports a lost connection as an unhandled error, which ends the process.
   redis?.on("error", (err) => logger.warn({ err }, "Redis connection failed"));
-  const realtime = keep("realtime", createRealtimeBus(config.REDIS_URL, logger));
+  const realtime = keep("realtime", createRealtimeBus(config.REDIS_URL, logger, config.REDIS_KEY_PREFIX));
   const tenants = keep("tenants", new TenantCache({ db, realtime, logger }));
   tenants.start();
   const loginThrottle = new LoginThrottle(redis, config);

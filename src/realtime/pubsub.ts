@@ -19,7 +19,7 @@ export type Topics = {
   /** A tenant's event notification endpoints changed (src/events/outbox.ts): instances forget which types it wants. */
   "webhooks:changed": [payload: { tenantId: string }];
   /** A tenant's settings, intents or API keys changed (src/tenants/cache.ts): instances forget what they cached of it. */
-  "tenant:changed": [payload: { tenantId: string }];
+  "tenant:changed": [payload: { tenantId: string; origin: string }];
   /** A message was stored in one of the tenant's conversations (customer, AI, agent or private note): the dashboard. */
   "conversation:activity": [tenantId: string, payload: ConversationActivity];
   /** A knowledge source's status or crawl progress changed (src/knowledge/sync.ts), by tenant: the dashboard. */
@@ -28,6 +28,8 @@ export type Topics = {
   "knowledge:changed": [payload: { tenantId: string }];
   [topic: string]: [payload: unknown] | [id: string, payload: unknown];
 };
+
+type EventTarget = ReturnType<typeof createRedisEventTarget>;
 
 export interface RealtimeBus {
   pubsub: PubSub<Topics>;
@@ -53,8 +55,23 @@ function loggingFailures(client: Redis, logger: Logger): Redis {
   });
 }
 
-/** In-process by default; through Redis (one publisher and one subscriber connection) with REDIS_URL. */
-export function createRealtimeBus(redisUrl: string | undefined, logger: Logger = pino()): RealtimeBus {
+/**
+ * Redis channels are one namespace for every client of a server, whatever its database: the deployment's prefix
+ * keeps another deployment's announcements (a staging instance's, another test file's) from reaching this one.
+ */
+function prefixed(target: EventTarget, prefix: string): EventTarget {
+  return {
+    addEventListener: (topic, listener) => target.addEventListener(prefix + topic, listener),
+    removeEventListener: (topic, listener) => target.removeEventListener(prefix + topic, listener),
+    dispatchEvent: (event) => target.dispatchEvent(new CustomEvent(prefix + event.type, { detail: event.detail })),
+  };
+}
+
+/**
+ * In-process by default; through Redis (one publisher and one subscriber connection) with REDIS_URL, on channels
+ * named with the deployment's key prefix.
+ */
+export function createRealtimeBus(redisUrl: string | undefined, logger: Logger = pino(), prefix = ""): RealtimeBus {
   if (!redisUrl) return { pubsub: createPubSub<Topics>(), close: async () => undefined };
   const publishClient = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
   // A SUBSCRIBE waits out an outage rather than failing: the event target never sends it again, so
@@ -66,10 +83,13 @@ export function createRealtimeBus(redisUrl: string | undefined, logger: Logger =
   for (const client of [publishClient, subscribeClient]) {
     client.on("error", (err) => logger.warn({ err }, "realtime Redis connection failed"));
   }
-  const eventTarget = createRedisEventTarget({
-    publishClient: loggingFailures(publishClient, logger),
-    subscribeClient: loggingFailures(subscribeClient, logger),
-  });
+  const eventTarget = prefixed(
+    createRedisEventTarget({
+      publishClient: loggingFailures(publishClient, logger),
+      subscribeClient: loggingFailures(subscribeClient, logger),
+    }),
+    prefix,
+  );
   return {
     pubsub: createPubSub<Topics>({ eventTarget }),
     async close() {

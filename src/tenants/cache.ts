@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Database } from "../db/client.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
@@ -44,6 +45,9 @@ export class TenantCache {
   private readonly channels = new Map<string, Entry<unknown>>();
   // Bumped by every change: a read keeps its result only if no change was announced while it ran.
   private generation = 0;
+  // Its own announcements come back through Redis: they were applied when made, and applying them again on arrival
+  // would forget what was read since.
+  private readonly origin = randomUUID();
   private unsubscribe: () => unknown = () => undefined;
   private listening: Promise<void> = Promise.resolve();
 
@@ -54,7 +58,7 @@ export class TenantCache {
     const subscription = this.services.realtime.pubsub.subscribe("tenant:changed");
     this.unsubscribe = () => subscription.return();
     this.listening = (async () => {
-      for await (const { tenantId } of subscription) this.forget(tenantId);
+      for await (const { tenantId, origin } of subscription) if (origin !== this.origin) this.forget(tenantId);
     })().catch((err: unknown) => this.services.logger.error({ err }, "tenant cache stopped listening for changes"));
   }
 
@@ -93,7 +97,7 @@ export class TenantCache {
   /** After a committed change of the tenant, its settings, its keys or its channels: every instance forgets them. */
   changed(tenantId: string): void {
     this.forget(tenantId);
-    this.services.realtime.pubsub.publish("tenant:changed", { tenantId });
+    this.services.realtime.pubsub.publish("tenant:changed", { tenantId, origin: this.origin });
   }
 
   private forget(tenantId: string): void {

@@ -11,6 +11,7 @@ import {
 import { addAgent, agentPassword, type InboxFeed, openInbox } from "../helpers/agents.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { configureChannel, conversationMessages, metaJson, metaSignature } from "../helpers/channels.js";
+import { redisSubscribed } from "../helpers/realtime.js";
 import { seedConversation } from "../helpers/seed.js";
 import { readEvents } from "../helpers/sse.js";
 
@@ -88,12 +89,7 @@ describe("hand-off on the widget", () => {
 
     const feed = await fetch(`${app.url}/api/v1/widget/events?conversation_id=${conversationId}`, { headers: widget(visitor) });
     expect(feed.status).toBe(200);
-    const redis = app.services.redis;
-    if (redis) {
-      const subscribers = async () =>
-        Number(((await redis.pubsub("NUMSUB", `conversation:message:${conversationId}`)) as [string, number])[1]);
-      await expect.poll(subscribers).toBeGreaterThan(0);
-    }
+    await redisSubscribed(app, `conversation:message:${conversationId}`);
     // The AI is silent while the visitor waits: the reply says the team has the message (once per wait).
     const waiting = await send("Are you there?");
     expect(waiting.body).toMatchObject({ handledBy: "team", response: expect.stringContaining("with our team") });

@@ -11,6 +11,7 @@ import {
   type Role,
 } from "../generated.js";
 import type { TestApp } from "./app.js";
+import { redisSubscribed } from "./realtime.js";
 
 export const agentPassword = "correct horse battery staple";
 
@@ -107,7 +108,6 @@ export async function openFeed<TResult, TVariables, T>(
   request: { document: TypedDocumentNode<TResult, TVariables>; variables?: TVariables; topic: string },
   pick: (data: TResult) => T,
 ): Promise<Feed<T>> {
-  const redis = app.services.redis;
   const listening = inProcessSubscriptionCounts(app);
   const before = listening.get(request.topic) ?? 0;
   const client = createClient({ url: `${app.url}/graphql`, headers: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
@@ -127,11 +127,7 @@ export async function openFeed<TResult, TVariables, T>(
   done.catch(() => undefined);
   await opened;
   await expect.poll(() => listening.get(request.topic) ?? 0).toBeGreaterThan(before);
-  if (redis) {
-    await expect
-      .poll(async () => Number(((await redis.pubsub("NUMSUB", request.topic)) as [string, number])[1]))
-      .toBeGreaterThan(0);
-  }
+  await redisSubscribed(app, request.topic);
   return {
     events,
     next: (matches) =>

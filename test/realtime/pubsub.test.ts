@@ -17,8 +17,8 @@ afterEach(async () => {
 });
 
 /** A bus whose log lines are kept for the test to read. */
-function bus(url: string | undefined, log: string[] = []): RealtimeBus {
-  const created = createRealtimeBus(url, pino({ level: "warn" }, { write: (line: string) => log.push(line) }));
+function bus(url: string | undefined, log: string[] = [], prefix?: string): RealtimeBus {
+  const created = createRealtimeBus(url, pino({ level: "warn" }, { write: (line: string) => log.push(line) }), prefix);
   buses.push(created);
   return created;
 }
@@ -107,6 +107,24 @@ describe.runIf(redisUrl)("Redis bus", () => {
     expect(await local.next).toEqual({ done: false, value: { hello: "from instance A", n: 1 } });
     received.stop();
     local.stop();
+  });
+
+  it("names its channels with the deployment's key prefix: deployments sharing a Redis do not hear each other", async () => {
+    const id = randomUUID();
+    const [ours, theirs] = [`parley-a:${randomUUID()}:`, `parley-b:${randomUUID()}:`];
+    const sameDeployment = firstOf(bus(redisUrl, [], ours).pubsub.subscribe("test", id));
+    const otherDeployment = firstOf(bus(redisUrl, [], theirs).pubsub.subscribe("test", id));
+    const redis = admin();
+    await subscribed(redis, `${ours}test:${id}`);
+    await subscribed(redis, `${theirs}test:${id}`);
+
+    bus(redisUrl, [], ours).pubsub.publish("test", id, { from: "ours" });
+    expect(await sameDeployment.next).toEqual({ done: false, value: { from: "ours" } });
+    // The other deployment heard nothing of it: the first message it gets is its own deployment's.
+    bus(redisUrl, [], theirs).pubsub.publish("test", id, { from: "theirs" });
+    expect(await otherDeployment.next).toEqual({ done: false, value: { from: "theirs" } });
+    sameDeployment.stop();
+    otherDeployment.stop();
   });
 
   it("keeps a subscription made while Redis was unreachable and delivers once it is back", async () => {

@@ -3,6 +3,7 @@ import { handoffNotice } from "../../src/conversations/escalate.js";
 import { newId } from "../../src/db/ids.js";
 import { UpdateTenantDocument } from "../generated.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
+import { redisSubscribed } from "../helpers/realtime.js";
 import { readEvents } from "../helpers/sse.js";
 
 let app: TestApp;
@@ -22,12 +23,7 @@ Our branches are open Monday to Friday from 9am to 5pm, and on Saturday from 9am
 async function nextInboxMessage(tenantId: string) {
   const iterator = app.services.realtime.pubsub.subscribe("inbox:message", tenantId)[Symbol.asyncIterator]();
   const next = iterator.next();
-  const redis = app.services.redis;
-  if (redis) {
-    // Through Redis the subscription is live once the server counts it.
-    const subscribers = async () => Number(((await redis.pubsub("NUMSUB", `inbox:message:${tenantId}`)) as [string, number])[1]);
-    await expect.poll(subscribers).toBeGreaterThan(0);
-  }
+  await redisSubscribed(app, `inbox:message:${tenantId}`);
   return { next, stop: () => void iterator.return?.() };
 }
 

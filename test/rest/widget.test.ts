@@ -6,6 +6,7 @@ import { CreateWidgetTokenForTestDocument } from "../generated.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { conversationMessages } from "../helpers/channels.js";
 import { captureLogs } from "../helpers/logs.js";
+import { redisSubscribed } from "../helpers/realtime.js";
 import { readEvents } from "../helpers/sse.js";
 
 // The widget's API (issue 6): tokens, init, message (JSON and SSE), the live feed, CORS and the allow-list.
@@ -353,12 +354,7 @@ describe("POST /api/v1/widget/message", () => {
     });
     expect(feed.status).toBe(200);
     expect(feed.headers.get("access-control-allow-origin")).toBe(site);
-    const redis = app.services.redis;
-    if (redis) {
-      const subscribers = async () =>
-        Number(((await redis.pubsub("NUMSUB", `conversation:message:${conversationId}`)) as [string, number])[1]);
-      await expect.poll(subscribers).toBeGreaterThan(0);
-    }
+    await redisSubscribed(app, `conversation:message:${conversationId}`);
     // While the visitor waits, the AI does not answer: the reply says the team has the message, once per wait.
     const waiting = await send(visitor, { message: "Are you there?" });
     expect(waiting.body).toMatchObject({
