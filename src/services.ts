@@ -23,6 +23,7 @@ import { JobQueue } from "./jobs/queue.js";
 import { warmTokenizer } from "./knowledge/chunk.js";
 import { DocumentReader } from "./knowledge/extraction-pool.js";
 import { FaqEntryModels } from "./knowledge/faq-entries.js";
+import { TermIndex } from "./knowledge/term-index.js";
 import { createVectorIndex, type VectorIndex } from "./knowledge/vector-index.js";
 import { createLogger } from "./logger.js";
 import { createMetrics, type Metrics } from "./metrics.js";
@@ -57,6 +58,8 @@ export interface Services {
   engine: Engine;
   embedder: Embedder;
   vectors: VectorIndex;
+  /** Tenants' chunks by word, for the full-text half of knowledge search. */
+  termIndex: TermIndex;
   /** Outbound HTTP to URLs tenants chose: internal addresses refused unless the operator opened them. */
   egress: Egress;
   /** Reads crawled pages and PDFs in worker threads, within the operator's caps. */
@@ -149,6 +152,8 @@ async function assemble(
     await createVectorIndex({ db, realtime, logger }, config, { snapshotDir: `${config.DATA_DIR}/vector-index` }),
   );
   await vectors.start();
+  const termIndex = keep("termIndex", new TermIndex({ db, realtime, logger }));
+  termIndex.start();
   // Retrieval re-ranks with it: learnt now, at start, rather than by the first customer's request.
   bankingLexicon();
   // Answers every tenant until its own classifier is trained.
@@ -193,6 +198,7 @@ async function assemble(
     engine,
     embedder,
     vectors,
+    termIndex,
     egress,
     reader,
     shutdown,
@@ -213,6 +219,7 @@ async function closeParts(parts: Partial<Services>): Promise<void> {
     await parts.upkeep?.stop();
     await parts.events?.stop();
     await parts.vectors?.stop();
+    await parts.termIndex?.stop();
     await parts.reader?.close();
     await parts.egress?.close();
     await parts.faqEntries?.stop();

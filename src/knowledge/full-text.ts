@@ -36,19 +36,35 @@ const rankedLevel = `
     SELECT id, ts_rank(search, (SELECT anyterm FROM query)) AS rank FROM level ORDER BY rank DESC, id LIMIT $4)`;
 
 /**
- * A tenant's chunks that share words with the query, best first: those with more of its words
- * before those with fewer, ranked by `ts_rank` within a level, at most `limit`.
+ * The CTE `terms`: the question's distinct lexemes (the parameter's), at most `maxTerms`, longest first. The longest
+ * stems are the likeliest to be specific ("mortgage" over "get").
  */
-export async function fullTextCandidates(services: Services, tenantId: string, query: string, limit: number): Promise<string[]> {
-  const sql = services.db.sql;
-  // The first level, all of the question's words, is asked in the statement that finds the question's stems: one
-  // round trip fewer on every search. Its operands are quoted as `operand` quotes them. The longest stems are the
-  // likeliest to be specific ("mortgage" over "get").
-  const [first] = await sql.query<{ terms: string[]; ids: string[]; total: string }>(
-    `WITH terms AS (
+const longestTerms = (param: string) => `terms AS (
        SELECT COALESCE(array_agg(t ORDER BY length(t) DESC, t COLLATE "C"), '{}') AS terms FROM (
-         SELECT t FROM unnest(tsvector_to_array(to_tsvector('english', $5))) AS t
-          ORDER BY length(t) DESC, t COLLATE "C" LIMIT ${maxTerms}) AS longest),
+         SELECT t FROM unnest(tsvector_to_array(to_tsvector('english', ${param}))) AS t
+          ORDER BY length(t) DESC, t COLLATE "C" LIMIT ${maxTerms}) AS longest)`;
+
+/**
+ * A tenant's chunks that share words with the query, best first: those with more of its words
+ * before those with fewer, ranked by `ts_rank` within a level, at most `limit`. From the tenant's in-memory index
+ * (src/knowledge/term-index.ts) when it has a current one, else from the database.
+ */
+export async function fullTextCandidates(
+  services: Pick<Services, "db" | "termIndex">,
+  tenantId: string,
+  query: string,
+  limit: number,
+): Promise<string[]> {
+  const sql = services.db.sql;
+  const index = services.termIndex.terms(tenantId);
+  if (index) {
+    const [stems] = await sql.query<{ terms: string[] }>(`WITH ${longestTerms("$1")} SELECT terms FROM terms`, [query]);
+    return index.candidates(stems?.terms ?? [], limit, rankBudget);
+  }
+  // The first level, all of the question's words, is asked in the statement that finds the question's stems: one
+  // round trip fewer on every search. Its operands are quoted as `operand` quotes them.
+  const [first] = await sql.query<{ terms: string[]; ids: string[]; total: string }>(
+    `WITH ${longestTerms("$5")},
      operands AS (
        SELECT array_agg('''' || replace(replace(t, '\\', '\\\\'), '''', '''''') || '''') AS quoted
          FROM terms, unnest(terms.terms) AS t),

@@ -128,8 +128,13 @@ export async function indexPages(
   return { chunks: rows.length, tokens: rows.reduce((n, r) => n + r.tokenCount, 0), embedded: missing.length };
 }
 
-/** Tells every instance that the tenant's chunks changed (its FAQ entry classifier: src/knowledge/faq-entries.ts). */
-export function announceChunks(services: Pick<Services, "realtime">, tenantId: string): void {
+/**
+ * Tells every instance that the tenant's chunks changed (its FAQ entry classifier: src/knowledge/faq-entries.ts; its
+ * term index: src/knowledge/term-index.ts). This one's term index forgets them at once: the announcement comes back
+ * later, and a search before it would read the index of the chunks before the change.
+ */
+export function announceChunks(services: Pick<Services, "realtime" | "termIndex">, tenantId: string): void {
+  services.termIndex.changed(tenantId);
   services.realtime.pubsub.publish("knowledge:changed", { tenantId });
 }
 
