@@ -22,8 +22,8 @@ interface Postings {
 }
 
 /** Higher rank first, then chunk id, as `ORDER BY rank DESC, id` sorts (ids are lower-case ASCII: any collation agrees). */
-const before = (a: { rank: number; id: string }, b: { rank: number; id: string }) =>
-  a.rank > b.rank || (a.rank === b.rank && a.id < b.id);
+const before = (rank: number, id: string, other: { rank: number; id: string }) =>
+  rank > other.rank || (rank === other.rank && id < other.id);
 
 /** One tenant's chunks by lexeme, as their `search` tsvectors hold them. */
 export class TenantTerms {
@@ -65,33 +65,39 @@ export class TenantTerms {
         this.#sums[doc] = addContribution(this.#sums[doc]!, postings.contributions[i]!);
       }
     }
+    // A level is the documents holding m of the terms, and those of the levels above that were not taken.
+    const byCount: number[][] = Array.from({ length: terms.length + 1 }, () => []);
+    for (const doc of touched) byCount[this.#matched[doc]!]!.push(doc);
     const found: string[] = [];
+    let left: number[] = [];
     for (let m = terms.length; m >= 1 && found.length < limit; m--) {
-      let matches = 0;
-      const best: Array<{ doc: number; rank: number; id: string }> = [];
-      const need = limit - found.length;
-      for (const doc of touched) {
-        if (this.#matched[doc]! < m) continue;
-        matches++;
-        const candidate = { doc, rank: finalRank(this.#sums[doc]!, terms.length), id: this.#ids[doc]! };
-        if (best.length === need && !before(candidate, best[need - 1]!)) continue;
-        let at = best.length;
-        while (at > 0 && before(candidate, best[at - 1]!)) at--;
-        best.splice(at, 0, candidate);
-        if (best.length > need) best.pop();
-      }
-      for (const { doc, id } of best) {
-        // Taken: a looser level does not count it again.
-        this.#matched[doc] = 0;
-        found.push(id);
-      }
-      if (matches > budget) break;
+      const level = left.length ? left.concat(byCount[m]!) : byCount[m]!;
+      const taken = new Set(this.#best(level, terms.length, limit - found.length));
+      for (const doc of taken) found.push(this.#ids[doc]!);
+      if (level.length > budget) break;
+      left = level.filter((doc) => !taken.has(doc));
     }
     for (const doc of touched) {
       this.#matched[doc] = 0;
       this.#sums[doc] = 0;
     }
     return found;
+  }
+
+  /** The `need` best of `docs` by rank, then chunk id: kept in order as they are met, most of them not. */
+  #best(docs: number[], terms: number, need: number): number[] {
+    const best: Array<{ doc: number; rank: number; id: string }> = [];
+    for (const doc of docs) {
+      const rank = finalRank(this.#sums[doc]!, terms);
+      const id = this.#ids[doc]!;
+      if (best.length === need && !before(rank, id, best[need - 1]!)) continue;
+      const candidate = { doc, rank, id };
+      let at = best.length;
+      while (at > 0 && before(rank, id, best[at - 1]!)) at--;
+      best.splice(at, 0, candidate);
+      if (best.length > need) best.pop();
+    }
+    return best.map((b) => b.doc);
   }
 }
 
