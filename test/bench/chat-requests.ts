@@ -82,5 +82,8 @@ export async function serviceWithKnowledge(database: BenchDatabase, chunks: numb
   await app.services.upkeep?.pass();
   // The memory index loads a tenant at its first search: not part of any request measured.
   await app.services.vectors.search(tenant.tenantId, embeddingOf(corpus(chunks), 0), 1);
+  // As does its term index (src/knowledge/term-index.ts), built in the background after a first search.
+  app.services.termIndex.terms(tenant.tenantId);
+  await app.services.termIndex.settled();
   return { app, ...tenant };
 }
