@@ -19,6 +19,10 @@ export async function warmPipeline(services: Services): Promise<void> {
   if (!tenant) return;
   const started = performance.now();
   try {
+    // Its term index first: built later, its pages would share the embedded database's one connection with the first
+    // acknowledgements; and the search below then takes the path later searches take.
+    services.termIndex.terms(tenant.id);
+    await services.termIndex.settled();
     if (services.engine instanceof LocalEngine)
       await previewReply(services, { tenantId: tenant.id, channel: "api", text: question });
     else await Promise.all([answerSettings(services, tenant.id), retrieveKnowledge(services, tenant.id, question)]);

@@ -57,6 +57,30 @@ describe("warming the pipeline at start", () => {
     expect(await stored()).toEqual(before);
   });
 
+  it("has the first tenant's term index built before the pipeline runs", async () => {
+    const { termIndex } = app.services;
+    const [first] = await app.services.db.prisma.tenant.findMany({ orderBy: { createdAt: "asc" }, take: 1 });
+    const steps: string[] = [];
+    const terms = termIndex.terms.bind(termIndex);
+    const settled = termIndex.settled.bind(termIndex);
+    termIndex.terms = (tenantId) => {
+      steps.push(`terms ${tenantId}`);
+      return terms(tenantId);
+    };
+    termIndex.settled = async () => {
+      await settled();
+      steps.push("settled");
+    };
+    try {
+      const asked = await answersAsked(() => warmPipeline(app.services));
+      expect(asked).toHaveLength(1);
+    } finally {
+      termIndex.terms = terms;
+      termIndex.settled = settled;
+    }
+    expect(steps.slice(0, 2)).toEqual([`terms ${first!.id}`, "settled"]);
+  });
+
   it("lets the service start when a stage fails", async () => {
     const asked = await answersAsked(() => warmPipeline(app.services), true);
     expect(asked).toHaveLength(1);
