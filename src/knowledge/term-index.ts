@@ -11,7 +11,10 @@ export interface TermIndexOptions {
   maxPostings?: number;
   /** How long after a change of a tenant's chunks its index is rebuilt: a crawl changes them page after page. */
   quietMs?: number;
-  /** An index is rebuilt at most this often, and at the latest this long after its build (a lost announcement). */
+  /**
+   * How often a tenant's index is compared with its chunks (their count and newest id, one statement), for a change
+   * whose announcement was lost: rebuilt when they differ. Also how long a tenant over `maxChunks` waits, tenfold.
+   */
   rebuildMs?: number;
 }
 
@@ -109,6 +112,8 @@ interface TenantState {
   builtAt: number;
   /** Bumped by every change: a build that started before one is not kept. */
   generation: number;
+  /** The count and greatest id of the chunks `terms` was built from: a new chunk has a greater id. */
+  fingerprint: string | null;
   building: boolean;
   lastUsed: number;
 }
@@ -123,7 +128,7 @@ const pageSize = 500;
  * server's on PostgreSQL). Built from the chunks' `search` tsvectors, so the lexemes are PostgreSQL's own, and
  * ranked as ts_rank ranks. While a tenant has none that is current, the database answers: the index is dropped on
  * every change of the tenant's chunks (announced to every instance, `knowledge:changed`) and rebuilt once the
- * changes have stopped for a moment; a lost announcement is made good by the rebuild after `rebuildMs`.
+ * changes have stopped for a moment; a lost announcement is made good by the comparison every `rebuildMs`.
  */
 export class TermIndex {
   readonly #deps: { db: Database; realtime: RealtimeBus; logger: Logger };
@@ -190,7 +195,7 @@ export class TermIndex {
   #state(tenantId: string): TenantState {
     let state = this.#tenants.get(tenantId);
     if (!state) {
-      state = { terms: null, nextBuildAt: 0, builtAt: 0, generation: 0, building: false, lastUsed: 0 };
+      state = { terms: null, nextBuildAt: 0, builtAt: 0, generation: 0, fingerprint: null, building: false, lastUsed: 0 };
       this.#tenants.set(tenantId, state);
     }
     return state;
@@ -204,9 +209,23 @@ export class TermIndex {
         const started = Date.now();
         state.builtAt = started;
         state.nextBuildAt = Math.max(state.nextBuildAt, started + this.#rebuildMs);
-        const terms = await this.#read(tenantId, state);
-        if (!terms || generation !== state.generation || this.#stopped) return;
+        const [chunks] = await this.#deps.db.sql.query<{ n: number; last: string | null }>(
+          `SELECT count(*)::int AS n, max(id) AS last FROM chunks WHERE tenant_id = $1`,
+          [tenantId],
+        );
+        const fingerprint = `${chunks?.n ?? 0}:${chunks?.last ?? ""}`;
+        // The periodic look for a lost announcement: nothing to rebuild while the chunks are those it was built from.
+        if (state.terms && fingerprint === state.fingerprint) return;
+        // A change this instance did not hear of: the database answers until the rebuild is done.
+        state.terms = null;
+        if ((chunks?.n ?? 0) > this.#maxChunks) {
+          state.nextBuildAt = started + 10 * this.#rebuildMs;
+          return;
+        }
+        const terms = await this.#read(tenantId);
+        if (generation !== state.generation || this.#stopped) return;
         state.terms = terms;
+        state.fingerprint = fingerprint;
         this.#evictBeyondBudget(tenantId);
         this.#deps.logger.debug(
           { tenantId, chunks: terms.size, postings: terms.postings, ms: Date.now() - started },
@@ -219,14 +238,9 @@ export class TermIndex {
       });
   }
 
-  /** The tenant's chunks' lexemes, a page at a time; null when it has too many chunks. */
-  async #read(tenantId: string, state: TenantState): Promise<TenantTerms | null> {
+  /** The tenant's chunks' lexemes, a page at a time. */
+  async #read(tenantId: string): Promise<TenantTerms> {
     const sql = this.#deps.db.sql;
-    const [count] = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM chunks WHERE tenant_id = $1`, [tenantId]);
-    if ((count?.n ?? 0) > this.#maxChunks) {
-      state.nextBuildAt = Date.now() + 10 * this.#rebuildMs;
-      return null;
-    }
     const ids: string[] = [];
     const lists = new Map<string, { docs: number[]; contributions: number[] }>();
     let after = "";

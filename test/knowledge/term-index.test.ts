@@ -13,9 +13,10 @@ let bank: { tenantId: string; apiKey: string };
 const set = readAnswerSet("answers");
 const indexes: TermIndex[] = [];
 
-function termIndex(options: TermIndexOptions): TermIndex {
+/** An index of its own, which hears the service's announcements unless `deaf` (as after a lost one). */
+function termIndex(options: TermIndexOptions, deaf = false): TermIndex {
   const index = new TermIndex({ db: app.services.db, realtime: app.services.realtime, logger: app.services.logger }, options);
-  index.start();
+  if (!deaf) index.start();
   indexes.push(index);
   return index;
 }
@@ -121,6 +122,22 @@ describe("the term index", () => {
     const removed = await app.request(`/api/knowledge/sources?id=${added.body.id}`, { method: "DELETE", key: tenant.apiKey });
     expect(removed.status).toBeLessThan(300);
     await expect.poll(() => index.terms(tenant.tenantId)?.candidates(["mortgag"], 5, 300) ?? null).toEqual([]);
+  });
+
+  it("rebuilds after a change it did not hear of, found by comparing with the chunks, and only then", async () => {
+    const tenant = await app.tenant("Deaf Term Bank");
+    const index = termIndex({ quietMs: 0, rebuildMs: 0 }, true);
+    const first = await built(index, tenant.tenantId);
+    expect(first?.size).toBe(0);
+    // Compared again (every time here): the same chunks keep the same index.
+    expect(await built(index, tenant.tenantId)).toBe(first);
+
+    const added = await app.request("/api/knowledge/sources", {
+      key: tenant.apiKey,
+      body: { type: "manual", title: "Savings", content: "Our savings account pays interest monthly." },
+    });
+    expect(added.status).toBe(201);
+    await expect.poll(async () => (await built(index, tenant.tenantId))?.candidates(["save"], 5, 300) ?? null).toHaveLength(1);
   });
 
   it("leaves a tenant with more chunks than its bound to the database", async () => {
