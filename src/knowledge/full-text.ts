@@ -44,6 +44,12 @@ const longestTerms = (param: string) => `terms AS (
          SELECT t FROM unnest(tsvector_to_array(to_tsvector('english', ${param}))) AS t
           ORDER BY length(t) DESC, t COLLATE "C" LIMIT ${maxTerms}) AS longest)`;
 
+/** The question's lexemes a search matches, as `longestTerms` picks them: what an in-memory index is asked for. */
+export async function questionStems(services: Pick<Services, "db">, query: string): Promise<string[]> {
+  const [stems] = await services.db.sql.query<{ terms: string[] }>(`WITH ${longestTerms("$1")} SELECT terms FROM terms`, [query]);
+  return stems?.terms ?? [];
+}
+
 /**
  * A tenant's chunks that share words with the query, best first: those with more of its words
  * before those with fewer, ranked by `ts_rank` within a level, at most `limit`. From the tenant's in-memory index
@@ -57,10 +63,7 @@ export async function fullTextCandidates(
 ): Promise<string[]> {
   const sql = services.db.sql;
   const index = services.termIndex.terms(tenantId);
-  if (index) {
-    const [stems] = await sql.query<{ terms: string[] }>(`WITH ${longestTerms("$1")} SELECT terms FROM terms`, [query]);
-    return index.candidates(stems?.terms ?? [], limit, rankBudget);
-  }
+  if (index) return index.candidates(await questionStems(services, query), limit, rankBudget);
   // The first level, all of the question's words, is asked in the statement that finds the question's stems: one
   // round trip fewer on every search. Its operands are quoted as `operand` quotes them.
   const [first] = await sql.query<{ terms: string[]; ids: string[]; total: string }>(

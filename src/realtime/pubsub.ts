@@ -29,7 +29,7 @@ export type Topics = {
   [topic: string]: [payload: unknown] | [id: string, payload: unknown];
 };
 
-type EventTarget = ReturnType<typeof createRedisEventTarget>;
+type RedisEventTarget = ReturnType<typeof createRedisEventTarget>;
 
 export interface RealtimeBus {
   pubsub: PubSub<Topics>;
@@ -59,7 +59,7 @@ function loggingFailures(client: Redis, logger: Logger): Redis {
  * Redis channels are one namespace for every client of a server, whatever its database: the deployment's prefix
  * keeps another deployment's announcements (a staging instance's, another test file's) from reaching this one.
  */
-function prefixed(target: EventTarget, prefix: string): EventTarget {
+function prefixed(target: RedisEventTarget, prefix: string): RedisEventTarget {
   return {
     addEventListener: (topic, listener) => target.addEventListener(prefix + topic, listener),
     removeEventListener: (topic, listener) => target.removeEventListener(prefix + topic, listener),
