@@ -20,6 +20,9 @@ const nearest = `SELECT id, ("embedding"::halfvec(1536) <=> $1::halfvec(1536))::
   ORDER BY "embedding"::halfvec(1536) <=> $1::halfvec(1536)
   LIMIT $3`;
 
+const buildMemory = `SELECT set_config('maintenance_work_mem',
+  greatest(pg_size_bytes(current_setting('maintenance_work_mem')), 256 * 1024 * 1024) / 1024 || 'kB', true)`;
+
 /**
  * Per-query planner settings. With a tenant filter the planner prefers the tenant's btree and a sort
  * over the HNSW index (DESIGN §7); without sorts allowed, the index's ordered scan is the one plan
@@ -50,9 +53,10 @@ export class PgvectorIndex implements VectorIndex {
     if (!(await hasPgvector(this.db))) {
       throw new Error("VECTOR_INDEX=pgvector needs the pgvector extension in the database; use VECTOR_INDEX=auto or memory");
     }
-    // An HNSW build that does not fit in maintenance_work_mem is several times slower. One simple
-    // query runs as one implicit transaction: the setting ends with it, and so does a failure.
-    await this.db.sql.exec(`SELECT set_config('maintenance_work_mem', '256MB', true); ${createIndex}`);
+    // An HNSW build that does not fit in maintenance_work_mem is several times slower: at least
+    // 256MB, more where the server is set so (1M chunks take about 4GB). One simple query runs as
+    // one implicit transaction: the setting ends with it, and so does a failure.
+    await this.db.sql.exec(`${buildMemory}; ${createIndex}`);
   }
 
   async added(_tenantId: string, chunks: Array<{ id: string; embedding: Float32Array | number[] }>): Promise<void> {

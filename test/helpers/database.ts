@@ -49,3 +49,20 @@ export async function onServer(serverUrl: string, statement: string): Promise<vo
     await client.end();
   }
 }
+
+/**
+ * Whether the DATABASE_URL server can install pgvector. Debian's PostgreSQL has no package for it;
+ * `scripts/pgvector-server.sh` starts a server that has it, which CI runs the vector tests on.
+ */
+export async function serverHasPgvector(): Promise<boolean> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) return false;
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`);
+    return rows.length > 0;
+  } finally {
+    await client.end();
+  }
+}
