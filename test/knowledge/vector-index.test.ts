@@ -316,7 +316,7 @@ describe("createVectorIndex", () => {
     expect((await createVectorIndex(deps, loadConfig({}))).kind).toBe("memory");
   });
 
-  it.runIf(serverMode && pgvectorHere)("chooses pgvector on a server with the extension, which the migrations installed", async () => {
+  it.runIf(serverMode && pgvectorHere)("chooses pgvector on a server with the extension", async () => {
     const deps = { db, realtime: createRealtimeBus(undefined), logger };
     expect((await createVectorIndex(deps, loadConfig({}))).kind).toBe("pgvector");
     expect((await createVectorIndex(deps, loadConfig({ VECTOR_INDEX: "memory" }))).kind).toBe("memory");
