@@ -21,11 +21,13 @@ major=$(ls /usr/lib/postgresql | sort -n | tail -1)
 install=$root/install
 bin=$install/lib/postgresql/$major/bin
 
-answers() { "$bin/psql" -h 127.0.0.1 -p "$port" -U postgres -Atqc "$1" postgres 2>/dev/null; }
+# Whether a server answers on the port and offers pgvector.
+serving_pgvector() {
+  [ -x "$bin/psql" ] && [ "$("$bin/psql" -h 127.0.0.1 -p "$port" -U postgres -Atqc \
+    "SELECT count(*) FROM pg_available_extensions WHERE name = 'vector'" postgres 2>/dev/null)" = 1 ]
+}
 
-if [ -x "$bin/pg_ctl" ] && [ "$(answers "SELECT count(*) FROM pg_available_extensions WHERE name = 'vector'")" = 1 ]; then
-  exit 0
-fi
+serving_pgvector && exit 0
 
 if [ ! -f "$install/lib/postgresql/$major/lib/vector.so" ]; then
   if [ ! -f "/usr/include/postgresql/$major/server/postgres.h" ]; then
@@ -69,4 +71,4 @@ fi
 touch "$root/server.log"
 chown postgres "$root/server.log"
 runuser -u postgres -- "$bin/pg_ctl" -D "$data" -l "$root/server.log" -w start >/dev/null
-[ "$(answers "SELECT count(*) FROM pg_available_extensions WHERE name = 'vector'")" = 1 ]
+serving_pgvector

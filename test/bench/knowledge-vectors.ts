@@ -1,10 +1,10 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import pg from "pg";
 import { HashingEmbedder } from "../../src/ai/embeddings.js";
 import { searchKnowledge } from "../../src/knowledge/search.js";
 import { createVectorIndex } from "../../src/knowledge/vector-index.js";
 import { retrievalTopK } from "../../src/pipeline/retriever.js";
+import { serverHasPgvector } from "../helpers/database.js";
 import { freePort, runScript, whenServing } from "../helpers/process.js";
 import { testTempDir } from "../helpers/temp.js";
 import { bankText } from "./bank-text.js";
@@ -221,17 +221,6 @@ export async function benchKnowledgeSearch(): Promise<void> {
   if (unreachable) console.log(noteRow(11, 1, unreachable));
   printTargets();
   printPgvectorTargets();
-}
-
-/** Whether a PostgreSQL server can install pgvector (Debian's cannot; `scripts/pgvector-server.sh` starts one that can). */
-async function serverHasPgvector(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`)).rows.length > 0;
-  } finally {
-    await client.end();
-  }
 }
 
 /** Issue 14's scale row: pgvector on a PostgreSQL server, beside the search targets the memory index met at 100,000. */

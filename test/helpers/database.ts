@@ -41,28 +41,25 @@ export async function createTestDatabase(options: { empty?: boolean; server?: st
 
 /** One statement on the server's maintenance database (CREATE and DROP DATABASE run outside any other). */
 export async function onServer(serverUrl: string, statement: string): Promise<void> {
+  await rowsOnServer(serverUrl, statement);
+}
+
+/** The rows of one statement on the server's maintenance database. */
+async function rowsOnServer(serverUrl: string, statement: string): Promise<unknown[]> {
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
-    await client.query(statement);
+    return (await client.query(statement)).rows;
   } finally {
     await client.end();
   }
 }
 
 /**
- * Whether the DATABASE_URL server can install pgvector. Debian's PostgreSQL has no package for it;
+ * Whether the server (DATABASE_URL unless given) can install pgvector. Debian's PostgreSQL has no package for it;
  * `scripts/pgvector-server.sh` starts a server that has it, which CI runs the vector tests on.
  */
-export async function serverHasPgvector(): Promise<boolean> {
-  const serverUrl = process.env.DATABASE_URL;
+export async function serverHasPgvector(serverUrl = process.env.DATABASE_URL): Promise<boolean> {
   if (!serverUrl) return false;
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`);
-    return rows.length > 0;
-  } finally {
-    await client.end();
-  }
+  return (await rowsOnServer(serverUrl, `SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`)).length > 0;
 }
