@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 
 interface ProfileNode {
@@ -97,6 +97,7 @@ export async function profiled<T>(
   try {
     const result = await work();
     const { profile } = (await session.post("Profiler.stop")) as { profile: Profile };
+    mkdirSync(directory, { recursive: true });
     writeFileSync(`${directory}/${name}.cpuprofile`, JSON.stringify(profile));
     return { result, top: topPlaces(profile, 12) };
   } finally {
