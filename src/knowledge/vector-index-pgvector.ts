@@ -34,10 +34,20 @@ const settings = `SELECT set_config('enable_sort', 'off', true),
   set_config('hnsw.iterative_scan', 'relaxed_order', true),
   set_config('hnsw.ef_search', $1, true)`;
 
-// pgvector's bounds for ef_search; it must be at least k to return k rows from one pass. Its default
-// (40) and 64 miss a tenth of the true 10 nearest at 100,000 chunks of 1536 dimensions (recall@10 0.889
-// at 64, 0.933 at 100, 0.977 at 200, for 4 ms more than at 64: test/bench/README.md, knowledge).
-const efSearch = (k: number) => String(Math.min(1000, Math.max(200, 4 * k)));
+/**
+ * `hnsw.ef_search` for the `k` nearest in a graph of `rows` chunks (all tenants'). It must be at least k to return k
+ * rows from one pass, and within pgvector's bound of 1,000. The graph's search finds fewer of the true nearest as it
+ * grows: recall@10 at 200 is 0.977 at 100,000 chunks of 1536 dimensions and 0.926 at 1,000,000, where 300 gives
+ * 0.948, 400 0.961 and 600 0.975 (test/bench/README.md, knowledge). So the breadth grows with the logarithm of the
+ * rows, as the memory index's does: 200 up to 100,000, 400 at a million; pgvector's default (40) and 64 miss a tenth
+ * of the true 10 nearest already at 100,000.
+ */
+export const efSearch = (k: number, rows: number) =>
+  Math.min(1000, Math.max(200, 4 * k, Math.round(200 * Math.log10(Math.max(rows, 1)) - 800)));
+
+// The planner's estimate of the table's rows (autovacuum keeps it within a tenth), read at most this often: the graph
+// grows by crawls and uploads, not from one search to the next.
+const rowsMaxAgeMs = 60_000;
 
 /** A query vector as pgvector's text input. */
 const vectorLiteral = (query: Float32Array) => `[${query.join(",")}]`;
@@ -48,6 +58,8 @@ const vectorLiteral = (query: Float32Array) => `[${query.join(",")}]`;
  */
 export class PgvectorIndex implements VectorIndex {
   readonly kind = "pgvector";
+
+  #rows: { estimate: Promise<number>; at: number } | null = null;
 
   constructor(private readonly db: Database) {}
 
@@ -99,10 +111,26 @@ export class PgvectorIndex implements VectorIndex {
     return (rows as Array<{ "QUERY PLAN": string }>).map((r) => r["QUERY PLAN"]).join("\n");
   }
 
+  /** The chunks the HNSW graph holds, as the planner estimates them (0 before the table's first analysis). */
+  #graphRows(): Promise<number> {
+    if (!this.#rows || Date.now() - this.#rows.at > rowsMaxAgeMs) {
+      const estimate = this.db.sql
+        .query<{ rows: number }>(`SELECT GREATEST(reltuples, 0)::float8 AS rows FROM pg_class WHERE oid = to_regclass('chunks')`)
+        .then(([row]) => row?.rows ?? 0);
+      this.#rows = { estimate, at: Date.now() };
+      // A failed read is tried again by the next search, not remembered for a minute.
+      estimate.catch(() => {
+        if (this.#rows?.estimate === estimate) this.#rows = null;
+      });
+    }
+    return this.#rows.estimate;
+  }
+
   // A transaction of its own, on one connection, so that the settings apply to this query only.
   async #inTransaction(sql: string, params: [string, string, number]): Promise<unknown[]> {
+    const breadth = String(efSearch(params[2], await this.#graphRows()));
     return this.db.prisma.$transaction(async (tx) => {
-      await tx.$queryRawUnsafe(settings, efSearch(params[2]));
+      await tx.$queryRawUnsafe(settings, breadth);
       return tx.$queryRawUnsafe<unknown[]>(sql, ...params);
     });
   }

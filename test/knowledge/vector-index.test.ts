@@ -7,7 +7,7 @@ import { type Database, openDatabase } from "../../src/db/client.js";
 import { migrate } from "../../src/db/migrate.js";
 import { createVectorIndex, type VectorIndex, type VectorIndexDeps } from "../../src/knowledge/vector-index.js";
 import type { MemoryVectorIndexOptions } from "../../src/knowledge/vector-index-memory.js";
-import { PgvectorIndex } from "../../src/knowledge/vector-index-pgvector.js";
+import { efSearch, PgvectorIndex } from "../../src/knowledge/vector-index-pgvector.js";
 import { createRealtimeBus, type RealtimeBus } from "../../src/realtime/pubsub.js";
 import { createTestDatabase, serverHasPgvector, type TestDatabase } from "../helpers/database.js";
 import { descriptorsIn } from "../helpers/descriptors.js";
@@ -210,6 +210,17 @@ describe.each(implementations)("the $name vector index", ({ VECTOR_INDEX }) => {
     expect(plan).toMatch(/Index Scan using chunks_embedding_hnsw_idx on chunks/);
     expect(plan).toMatch(/Filter: \(tenant_id = /);
     expect(plan).not.toMatch(/Sort|Seq Scan/);
+  });
+});
+
+describe("pgvector's search breadth (hnsw.ef_search)", () => {
+  it("is 200 up to 100,000 chunks, grows with the logarithm of the graph's rows, and is at least 4k within pgvector's bound", () => {
+    expect([0, 10_000, 100_000].map((rows) => efSearch(20, rows))).toEqual([200, 200, 200]);
+    expect(efSearch(20, 1_000_000)).toBe(400);
+    expect(efSearch(20, 10_000_000)).toBe(600);
+    expect(efSearch(100, 0)).toBe(400);
+    expect(efSearch(500, 0)).toBe(1000);
+    expect(efSearch(20, 1e12)).toBe(1000);
   });
 });
 
