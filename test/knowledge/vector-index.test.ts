@@ -7,7 +7,7 @@ import { type Database, openDatabase } from "../../src/db/client.js";
 import { migrate } from "../../src/db/migrate.js";
 import { createVectorIndex, type VectorIndex, type VectorIndexDeps } from "../../src/knowledge/vector-index.js";
 import type { MemoryVectorIndexOptions } from "../../src/knowledge/vector-index-memory.js";
-import { efSearch, PgvectorIndex } from "../../src/knowledge/vector-index-pgvector.js";
+import { efSearch, PgvectorIndex, searchesExactly } from "../../src/knowledge/vector-index-pgvector.js";
 import { createRealtimeBus, type RealtimeBus } from "../../src/realtime/pubsub.js";
 import { createTestDatabase, serverHasPgvector, type TestDatabase } from "../helpers/database.js";
 import { descriptorsIn } from "../helpers/descriptors.js";
@@ -205,11 +205,61 @@ describe.each(implementations)("the $name vector index", ({ VECTOR_INDEX }) => {
     }
   });
 
+  // A policy that never compares a tenant's rows exactly unless the graph came back short: these tenants are small.
+  const graphOnly = { always: 0, atMost: 0, belowShare: 0 };
+
   it.runIf(VECTOR_INDEX === "pgvector")("searches through the HNSW index despite the tenant filter", async () => {
-    const plan = await (index as PgvectorIndex).explain("ten_a", tenantA[0]!.vector, 10);
+    const plan = await new PgvectorIndex(db, graphOnly).explain("ten_a", tenantA[0]!.vector, 10);
     expect(plan).toMatch(/Index Scan using chunks_embedding_hnsw_idx on chunks/);
     expect(plan).toMatch(/Filter: \(tenant_id = /);
     expect(plan).not.toMatch(/Sort|Seq Scan/);
+  });
+
+  it.runIf(VECTOR_INDEX === "pgvector")("compares a small tenant's own rows exactly, without the HNSW index", async () => {
+    const plan = await (index as PgvectorIndex).explain("ten_a", tenantA[0]!.vector, 10);
+    expect(plan).not.toMatch(/chunks_embedding_hnsw_idx/);
+    expect(plan).toMatch(/Sort/);
+    for (const probe of [tenantA[3]!, tenantA[44]!]) {
+      const hits = await index.search("ten_a", probe.vector, 10);
+      expect(hits.map((h) => h.chunkId)).toEqual(exactNearest(tenantA, probe.vector, 10).map((e) => e.id));
+    }
+  });
+
+  it.runIf(VECTOR_INDEX === "pgvector")("compares exactly when the graph finds fewer than asked for", async () => {
+    const graph = new PgvectorIndex(db, graphOnly);
+    const live = (await index.search("ten_b", tenantB[4]!.vector, 50)).map((h) => h.chunkId);
+    const hits = await graph.search("ten_b", tenantB[4]!.vector, 50);
+    expect(hits.map((h) => h.chunkId)).toEqual(live);
+    expect(hits.length).toBeGreaterThan(10);
+    expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((x, y) => y - x));
+  });
+
+  it.runIf(VECTOR_INDEX === "pgvector")("counts a tenant's chunks again once it has written or removed some", async () => {
+    await addTenant(db, "ten_growing");
+    const growing = clustered("g", 1, 8, 4);
+    const upToTen = new PgvectorIndex(db, { always: 10, atMost: 0, belowShare: 0 });
+    await writeChunks(db, "ten_growing", growing.slice(0, 6));
+    await upToTen.added("ten_growing", []);
+    expect(await upToTen.explain("ten_growing", growing[0]!.vector, 3)).not.toMatch(/hnsw/);
+    await writeChunks(db, "ten_growing", growing.slice(6));
+    await writeChunks(db, "ten_growing", clustered("h", 1, 4, 5));
+    expect(await upToTen.explain("ten_growing", growing[0]!.vector, 3)).not.toMatch(/hnsw/);
+    await upToTen.added("ten_growing", []);
+    expect(await upToTen.explain("ten_growing", growing[0]!.vector, 3)).toMatch(/chunks_embedding_hnsw_idx/);
+    await deleteChunks(db, [growing[0]!.id, growing[1]!.id]);
+    await upToTen.removed("ten_growing", [growing[0]!.id, growing[1]!.id]);
+    expect(await upToTen.explain("ten_growing", growing[2]!.vector, 3)).not.toMatch(/hnsw/);
+  });
+});
+
+describe("pgvector's choice between the shared graph and a tenant's own rows", () => {
+  it("compares a few hundred chunks exactly, a few thousand when they are under a hundredth of the graph, and no more", () => {
+    expect(searchesExactly(0, 0)).toBe(true);
+    expect(searchesExactly(500, 500)).toBe(true);
+    expect(searchesExactly(2_000, 1_000_000)).toBe(true);
+    expect(searchesExactly(2_000, 150_000)).toBe(false);
+    expect(searchesExactly(5_000, 10_000_000)).toBe(true);
+    expect(searchesExactly(5_001, 10_000_000)).toBe(false);
   });
 });
 
