@@ -6,6 +6,7 @@ import { serve } from "./http/serve.js";
 import { jobHandlers, jobShares } from "./jobs/handlers.js";
 import { Worker } from "./jobs/worker.js";
 import { startResyncSchedule } from "./knowledge/schedule.js";
+import { startVectorUpkeep } from "./knowledge/vector-upkeep.js";
 import { warmPipeline } from "./pipeline/warm-up.js";
 import { startRetentionSchedule } from "./retention/schedule.js";
 import { closeServices, createServices } from "./services.js";
@@ -111,6 +112,7 @@ async function main(): Promise<void> {
       await startRetentionSchedule(services);
       await startAuditRecovery(services);
       await startRollupSchedule(services);
+      await startVectorUpkeep(services);
     }
 
     if (demo) {

@@ -6,6 +6,7 @@ import { deliverEvent } from "../events/delivery.js";
 import { deliveryQueue } from "../events/outbox.js";
 import { runResyncCheck, scheduleQueue } from "../knowledge/schedule.js";
 import { syncQueue, syncSource } from "../knowledge/sync.js";
+import { runVectorUpkeep, vectorUpkeepQueue } from "../knowledge/vector-upkeep.js";
 import { sendQueue, sendStoredReply } from "../pipeline/deliver.js";
 import { retentionQueue, retentionScheduleQueue, runQueuedRetention, runRetentionSchedule } from "../retention/schedule.js";
 import type { JobHandler } from "./worker.js";
@@ -33,4 +34,5 @@ export const jobHandlers: Record<string, JobHandler> = {
   [rollupQueue]: async (_job, services) => {
     await refreshAllRollups(services);
   },
+  [vectorUpkeepQueue]: (_job, services) => runVectorUpkeep(services),
 };

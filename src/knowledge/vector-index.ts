@@ -31,6 +31,8 @@ export interface VectorIndex {
    * a search's full-text candidates are compared by, without reading their embeddings from the database.
    */
   similarities(tenantId: string, query: Float32Array, chunkIds: string[]): Promise<Map<string, number>>;
+  /** Work on the index as tenants grow and shrink, run every few minutes by one worker of all instances. */
+  upkeep?(): Promise<unknown>;
   stop(): Promise<void>;
 }
 

@@ -7,7 +7,7 @@ import { type Database, openDatabase } from "../../src/db/client.js";
 import { migrate } from "../../src/db/migrate.js";
 import { createVectorIndex, type VectorIndex, type VectorIndexDeps } from "../../src/knowledge/vector-index.js";
 import type { MemoryVectorIndexOptions } from "../../src/knowledge/vector-index-memory.js";
-import { efSearch, PgvectorIndex, searchesExactly } from "../../src/knowledge/vector-index-pgvector.js";
+import { efSearch, PgvectorIndex, searchesExactly, tenantGraphName } from "../../src/knowledge/vector-index-pgvector.js";
 import { createRealtimeBus, type RealtimeBus } from "../../src/realtime/pubsub.js";
 import { createTestDatabase, serverHasPgvector, type TestDatabase } from "../helpers/database.js";
 import { descriptorsIn } from "../helpers/descriptors.js";
@@ -250,6 +250,56 @@ describe.each(implementations)("the $name vector index", ({ VECTOR_INDEX }) => {
     await upToTen.removed("ten_growing", [growing[0]!.id, growing[1]!.id]);
     expect(await upToTen.explain("ten_growing", growing[2]!.vector, 3)).not.toMatch(/hnsw/);
   });
+
+  it.runIf(VECTOR_INDEX === "pgvector")(
+    "gives the largest tenants a graph of their own, which the search takes, and drops it once they have shrunk",
+    async () => {
+      const ownGraphs = async () =>
+        (
+          await db.sql.query<{ indexname: string }>(
+            `SELECT indexname FROM pg_indexes WHERE tablename = 'chunks' AND indexname LIKE 'chunks_hnsw_tenant_%' ORDER BY 1`,
+          )
+        ).map((r) => r.indexname);
+      const large = clustered("l", 2, 33, 6);
+      await addTenant(db, "ten_large");
+      await writeChunks(db, "ten_large", large);
+      const policy = { from: 60, keepFrom: 40, most: 1 };
+      const one = new PgvectorIndex(db, graphOnly, policy);
+      // ten_a (72 chunks) is the larger of the two over 60; ten_b (18) is under.
+      expect(await one.upkeep()).toEqual({ built: [tenantGraphName("ten_a")], dropped: [] });
+      expect(await ownGraphs()).toEqual([tenantGraphName("ten_a")]);
+      expect(await one.upkeep()).toEqual({ built: [], dropped: [] });
+      const plan = await one.explain("ten_a", tenantA[0]!.vector, 10);
+      expect(plan).toMatch(new RegExp(`Index Scan using ${tenantGraphName("ten_a")} on chunks`));
+      const hits = await one.search("ten_a", tenantA[9]!.vector, 10);
+      const exact = exactNearest(tenantA, tenantA[9]!.vector, 10).map((e) => e.id);
+      expect(hits.filter((h) => exact.includes(h.chunkId)).length).toBeGreaterThanOrEqual(9);
+      expect(await one.explain("ten_large", large[0]!.vector, 10)).toMatch(/chunks_embedding_hnsw_idx/);
+
+      const two = new PgvectorIndex(db, { always: 50, atMost: 0, belowShare: 0 }, { ...policy, most: 2 });
+      expect(await two.upkeep()).toEqual({ built: [tenantGraphName("ten_large")], dropped: [] });
+      // Down to 46 chunks: under the size that gives a graph, over the one that keeps it; searched through it, not exactly.
+      await deleteChunks(
+        db,
+        large.slice(0, 20).map((p) => p.id),
+      );
+      await two.removed("ten_large", []);
+      expect(await two.upkeep()).toEqual({ built: [], dropped: [] });
+      expect(await two.explain("ten_large", large[30]!.vector, 10)).toMatch(tenantGraphName("ten_large"));
+      await deleteChunks(
+        db,
+        large.slice(20, 30).map((p) => p.id),
+      );
+      expect(await two.upkeep()).toEqual({ built: [], dropped: [tenantGraphName("ten_large")] });
+      expect((await two.search("ten_large", large[40]!.vector, 5))[0]!.chunkId).toBe(large[40]!.id);
+
+      expect(await new PgvectorIndex(db, graphOnly, { ...policy, most: 0 }).upkeep()).toEqual({
+        built: [],
+        dropped: [tenantGraphName("ten_a")],
+      });
+      expect(await ownGraphs()).toEqual([]);
+    },
+  );
 });
 
 describe("pgvector's choice between the shared graph and a tenant's own rows", () => {

@@ -1,0 +1,17 @@
+import { periodicJob } from "../jobs/periodic.js";
+import type { Services } from "../services.js";
+
+// Tenants grow by crawls and uploads: a new own graph within minutes of crossing the size is soon enough.
+const upkeepSchedule = periodicJob("knowledge.vector-upkeep", 5 * 60_000);
+export const vectorUpkeepQueue = upkeepSchedule.queue;
+
+/** Books the index's upkeep, for an index that has any (pgvector's own graphs of large tenants). */
+export async function startVectorUpkeep(services: Services): Promise<void> {
+  if (services.vectors.upkeep) await upkeepSchedule.start(services);
+}
+
+export async function runVectorUpkeep(services: Services): Promise<void> {
+  const done = await services.vectors.upkeep?.();
+  services.logger.debug({ done }, "vector index upkeep");
+  await upkeepSchedule.bookNext(services);
+}
