@@ -83,19 +83,27 @@ export const exactSearch: ExactSearchPolicy = { always: 500, atMost: 5_000, belo
 
 /**
  * Which tenants get an HNSW graph of their own, a partial index of their chunks alone: the `most` largest of at least
- * `from` chunks, kept while they have `keepFrom` (a tenant deleting a few chunks at the boundary does not have its
- * graph dropped and built again). Beside 200,000 chunks of another tenant, its own graph found 0.999 of a 5,000-chunk
- * tenant's true 20 nearest in 8 ms (built in 3 s), where the shared graph found 0.929 in 40 ms and an exact comparison
- * takes 142 ms; at 10,000 chunks 0.997 in 11 ms against 0.924 in 30 and 314 ms. Each partial index costs every query on
- * the table planning time (about 36 µs the search's, 5 µs others') and every row written a check: a few dozen, not one
- * per tenant. Smaller tenants are compared exactly (`searchesExactly`), the rest share the graph of all.
+ * `from` chunks that hold less than `mostShare` of all (the graph of all is mostly a larger one's already, and a second
+ * graph of a million chunks would take as long to build and as much room), kept while they have `keepFrom` (a tenant
+ * deleting a few chunks at the boundary does not have its graph dropped and built again). Beside 200,000 chunks of
+ * another tenant, its own graph found 0.999 of a 5,000-chunk tenant's true 20 nearest in 8 ms (built in 3 s), where
+ * the shared graph found 0.929 in 40 ms and an exact comparison takes 142 ms; at 10,000 chunks 0.997 in 11 ms against
+ * 0.924 in 30 and 314 ms. Each partial index costs every query on the table planning time (about 36 µs the search's,
+ * 5 µs others') and every row written a check: a few dozen, not one per tenant. Smaller tenants are compared exactly
+ * (`searchesExactly`), the rest share the graph of all.
  */
 export interface TenantGraphPolicy {
   from: number;
   keepFrom: number;
   most: number;
+  mostShare: number;
 }
-export const tenantGraphs: TenantGraphPolicy = { from: exactSearch.atMost + 1, keepFrom: exactSearch.atMost / 2, most: 50 };
+export const tenantGraphs: TenantGraphPolicy = {
+  from: exactSearch.atMost + 1,
+  keepFrom: exactSearch.atMost / 2,
+  most: 50,
+  mostShare: 0.5,
+};
 
 /** The partial index of the tenant's own graph: named by a digest, as a tenant id need not be a valid identifier. */
 export const tenantGraphName = (tenantId: string) =>
@@ -209,10 +217,12 @@ export class PgvectorIndex implements VectorIndex {
    * shared graph serves the tenant until its own is valid.
    */
   async upkeep(): Promise<{ built: string[]; dropped: string[] }> {
-    const { from, keepFrom, most } = this.ownGraphs;
-    const largest = await this.db.sql.query<{ tenant_id: string; rows: number }>(
-      `SELECT tenant_id, count(*)::int AS rows FROM "chunks" GROUP BY tenant_id HAVING count(*) >= $1
-        ORDER BY count(*) DESC, tenant_id LIMIT $2`,
+    const { from, keepFrom, most, mostShare } = this.ownGraphs;
+    const largest = await this.db.sql.query<{ tenant_id: string; rows: number; total: number }>(
+      `SELECT tenant_id, rows, total FROM (
+         SELECT tenant_id, count(*)::int AS rows, (sum(count(*)) OVER ())::float8 AS total FROM "chunks" GROUP BY tenant_id
+       ) AS tenants
+       WHERE rows >= $1 ORDER BY rows DESC, tenant_id LIMIT $2`,
       [keepFrom, most],
     );
     // An index another session is still building is invalid until it finishes: it is neither dropped nor built again.
@@ -223,9 +233,9 @@ export class PgvectorIndex implements VectorIndex {
     );
     const state = new Map(present.map((p) => [p.name, p]));
     const wanted = new Map<string, string>();
-    for (const { tenant_id, rows } of largest) {
+    for (const { tenant_id, rows, total } of largest) {
       const name = tenantGraphName(tenant_id);
-      if (rows >= from || state.get(name)?.valid) wanted.set(name, tenant_id);
+      if ((rows >= from && rows < mostShare * total) || state.get(name)?.valid) wanted.set(name, tenant_id);
     }
     const dropped = present.filter((p) => !p.building && (!wanted.has(p.name) || !p.valid)).map((p) => p.name);
     for (const name of dropped) await this.db.sql.exec(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`);

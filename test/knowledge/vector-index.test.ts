@@ -263,7 +263,7 @@ describe.each(implementations)("the $name vector index", ({ VECTOR_INDEX }) => {
       const large = clustered("l", 2, 33, 6);
       await addTenant(db, "ten_large");
       await writeChunks(db, "ten_large", large);
-      const policy = { from: 60, keepFrom: 40, most: 1 };
+      const policy = { from: 60, keepFrom: 40, most: 1, mostShare: 0.75 };
       const one = new PgvectorIndex(db, graphOnly, policy);
       // ten_a (72 chunks) is the larger of the two over 60; ten_b (18) is under.
       expect(await one.upkeep()).toEqual({ built: [tenantGraphName("ten_a")], dropped: [] });
@@ -293,11 +293,13 @@ describe.each(implementations)("the $name vector index", ({ VECTOR_INDEX }) => {
       expect(await two.upkeep()).toEqual({ built: [], dropped: [tenantGraphName("ten_large")] });
       expect((await two.search("ten_large", large[40]!.vector, 5))[0]!.chunkId).toBe(large[40]!.id);
 
-      expect(await new PgvectorIndex(db, graphOnly, { ...policy, most: 0 }).upkeep()).toEqual({
-        built: [],
-        dropped: [tenantGraphName("ten_a")],
-      });
+      const none = new PgvectorIndex(db, graphOnly, { ...policy, most: 0 });
+      expect(await none.upkeep()).toEqual({ built: [], dropped: [tenantGraphName("ten_a")] });
       expect(await ownGraphs()).toEqual([]);
+      // ten_a now holds about half of all the chunks: the graph of all is mostly its own already.
+      expect(await new PgvectorIndex(db, graphOnly, { ...policy, mostShare: 0.3 }).upkeep()).toEqual({ built: [], dropped: [] });
+      expect(await one.upkeep()).toEqual({ built: [tenantGraphName("ten_a")], dropped: [] });
+      await none.upkeep();
     },
   );
 });
