@@ -10,8 +10,12 @@ export async function startVectorUpkeep(services: Services): Promise<void> {
   if (services.vectors.upkeep) await upkeepSchedule.start(services);
 }
 
+/** One run; the next is booked whatever this one did, so that a failed build is tried again next period. */
 export async function runVectorUpkeep(services: Services): Promise<void> {
-  const done = await services.vectors.upkeep?.();
-  services.logger.debug({ done }, "vector index upkeep");
-  await upkeepSchedule.bookNext(services);
+  try {
+    const done = await services.vectors.upkeep?.();
+    services.logger.debug({ done }, "vector index upkeep");
+  } finally {
+    await upkeepSchedule.bookNext(services);
+  }
 }

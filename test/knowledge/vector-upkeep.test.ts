@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { startVectorUpkeep, vectorUpkeepQueue } from "../../src/knowledge/vector-upkeep.js";
+import { runVectorUpkeep, startVectorUpkeep, vectorUpkeepQueue } from "../../src/knowledge/vector-upkeep.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { serverHasPgvector } from "../helpers/database.js";
 
@@ -26,6 +26,18 @@ describe("the vector index's upkeep", () => {
       .poll(async () => (await upkeepJobs(app)).map((j) => j.status), { timeout: 20_000, interval: 100 })
       .toEqual(["completed", "pending"]);
     const [, next] = await upkeepJobs(app);
+    expect(next!.runAt.getTime()).toBeGreaterThan(Date.now());
+  });
+
+  it("books the next run when a run fails", async () => {
+    const app = await startTestApp({ VECTOR_INDEX: "memory" });
+    apps.push(app);
+    app.services.vectors.upkeep = async () => {
+      throw new Error("the build was cancelled");
+    };
+    await expect(runVectorUpkeep(app.services)).rejects.toThrow(/cancelled/);
+    const [next] = await upkeepJobs(app);
+    expect(next).toMatchObject({ status: "pending" });
     expect(next!.runAt.getTime()).toBeGreaterThan(Date.now());
   });
 
