@@ -184,10 +184,8 @@ export class PgvectorIndex implements VectorIndex {
     checkEmbeddingSize(query, "The query vector");
     if (k < 1 || query.every((x) => x === 0)) return [];
     const params: [string, string, number] = [vectorLiteral(query), tenantId, k];
-    const [tenantRows, graphRows] = await Promise.all([this.#countTenantRows(tenantId), this.#graphRows()]);
-    const graph = searchesExactly(tenantRows, graphRows, this.exact)
-      ? []
-      : await this.#inTransaction<Near>(nearest, params, graphRows);
+    const { exact, graphRows } = await this.#plan(tenantId);
+    const graph = exact ? [] : await this.#inTransaction<Near>(nearest, params, graphRows);
     // Short when the iterative scan gave up (hnsw.max_scan_tuples) before finding k of a tenant that is a small part of
     // the table, or when the tenant has fewer than k chunks: its own rows are then few enough to compare exactly.
     const rows = graph.length < k ? await this.db.sql.query<Near>(exactNearest, params) : graph;

@@ -286,6 +286,16 @@ describe.each(implementations)("the $name vector index", ({ VECTOR_INDEX }) => {
       await two.removed("ten_large", []);
       expect(await two.upkeep()).toEqual({ built: [], dropped: [] });
       expect(await two.explain("ten_large", large[30]!.vector, 10)).toMatch(tenantGraphName("ten_large"));
+      const scans = async () =>
+        (
+          await db.sql.query<{ scans: number }>(
+            `SELECT coalesce(sum(idx_scan), 0)::int AS scans FROM pg_stat_user_indexes WHERE indexrelname = $1`,
+            [tenantGraphName("ten_large")],
+          )
+        )[0]!.scans;
+      const before = await scans();
+      expect((await two.search("ten_large", large[30]!.vector, 10))[0]!.chunkId).toBe(large[30]!.id);
+      await expect.poll(scans, { timeout: 5_000 }).toBeGreaterThan(before);
       await deleteChunks(
         db,
         large.slice(20, 30).map((p) => p.id),
