@@ -83,14 +83,15 @@ export const exactSearch: ExactSearchPolicy = { always: 500, atMost: 5_000, belo
 
 /**
  * Which tenants get an HNSW graph of their own, a partial index of their chunks alone: the `most` largest of at least
- * `from` chunks (more than an exact comparison does in about 60 ms) that hold less than `mostShare` of all (the graph of all is mostly a larger one's already, and a second
- * graph of a million chunks would take as long to build and as much room), kept while they have `keepFrom` (a tenant
- * deleting a few chunks at the boundary does not have its graph dropped and built again). Beside 200,000 chunks of
- * another tenant, its own graph found 0.999 of a 5,000-chunk tenant's true 20 nearest in 8 ms (built in 3 s), where
- * the shared graph found 0.929 in 40 ms and an exact comparison takes 142 ms; at 10,000 chunks 0.997 in 11 ms against
- * 0.924 in 30 and 314 ms. Each partial index costs every query on the table planning time (about 36 µs the search's,
- * 5 µs others') and every row written a check: a few dozen, not one per tenant. Smaller tenants, and those past the
- * `most` that are small enough, are compared exactly (`searchesExactly`); the rest share the graph of all.
+ * `from` chunks (more than an exact comparison does in about 60 ms) that hold less than `mostShare` of all (the graph
+ * of all is mostly a larger one's already, and a second graph of a million chunks would take as long to build and as
+ * much room), kept while they have `keepFrom` (a tenant deleting a few chunks at the boundary does not have its graph
+ * dropped and built again). Beside 200,000 chunks of another tenant, its own graph found 0.999 of a 5,000-chunk
+ * tenant's true 20 nearest in 8 ms (built in 3 s), where the shared graph found 0.929 in 40 ms and an exact comparison
+ * takes 142 ms; at 10,000 chunks 0.997 in 11 ms against 0.924 in 30 and 314 ms. Each partial index costs every query on
+ * the table planning time (about 36 µs the search's, 5 µs others') and every row written a check: a few dozen, not one
+ * per tenant. Smaller tenants, and those past the `most` that are small enough, are compared exactly
+ * (`searchesExactly`); the rest share the graph of all.
  */
 export interface TenantGraphPolicy {
   from: number;
