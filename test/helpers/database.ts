@@ -63,3 +63,8 @@ export async function serverHasPgvector(serverUrl = process.env.DATABASE_URL): P
   if (!serverUrl) return false;
   return (await rowsOnServer(serverUrl, `SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`)).length > 0;
 }
+
+/** Whether the tests' database has pgvector: PGlite ships it; a server (DATABASE_URL) only where it can install it. */
+export async function testDatabaseHasPgvector(): Promise<boolean> {
+  return !process.env.DATABASE_URL || serverHasPgvector();
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { serverHasPgvector } from "../helpers/database.js";
+import { testDatabaseHasPgvector } from "../helpers/database.js";
 
 // Hybrid search (vector + full-text, fused by reciprocal rank) end to end through POST /api/knowledge,
 // once per vector index implementation: both must give the same answers.
@@ -29,7 +29,7 @@ interface Hit {
 const indexes = [
   { kind: "memory", skip: false },
   // Debian's PostgreSQL has no pgvector; PGlite ships it, and CI runs these tests on a server with it too (DESIGN §5).
-  { kind: "pgvector", skip: Boolean(process.env.DATABASE_URL) && !(await serverHasPgvector()) },
+  { kind: "pgvector", skip: !(await testDatabaseHasPgvector()) },
 ] as const;
 
 for (const { kind, skip } of indexes) {

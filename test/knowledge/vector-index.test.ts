@@ -9,7 +9,7 @@ import { createVectorIndex, type VectorIndex, type VectorIndexDeps } from "../..
 import type { MemoryVectorIndexOptions } from "../../src/knowledge/vector-index-memory.js";
 import { efSearch, PgvectorIndex, searchesExactly, tenantGraphName } from "../../src/knowledge/vector-index-pgvector.js";
 import { createRealtimeBus, type RealtimeBus } from "../../src/realtime/pubsub.js";
-import { createTestDatabase, serverHasPgvector, type TestDatabase } from "../helpers/database.js";
+import { createTestDatabase, type TestDatabase, testDatabaseHasPgvector } from "../helpers/database.js";
 import { descriptorsIn } from "../helpers/descriptors.js";
 import { testTempDir } from "../helpers/temp.js";
 
@@ -87,7 +87,7 @@ async function deleteChunks(db: Database, ids: string[]): Promise<void> {
 const serverMode = Boolean(process.env.DATABASE_URL);
 // Debian's PostgreSQL has no pgvector (DESIGN §5): pgvector is tested on PGlite, and on a server only
 // where it has the extension (CI's `scripts/pgvector-server.sh`).
-const pgvectorHere = !serverMode || (await serverHasPgvector());
+const pgvectorHere = await testDatabaseHasPgvector();
 const implementations = [
   { name: "memory", VECTOR_INDEX: "memory" as const },
   ...(pgvectorHere ? [{ name: "pgvector", VECTOR_INDEX: "pgvector" as const }] : []),

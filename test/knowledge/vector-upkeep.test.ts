@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { runVectorUpkeep, startVectorUpkeep, vectorUpkeepQueue } from "../../src/knowledge/vector-upkeep.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { serverHasPgvector } from "../helpers/database.js";
+import { testDatabaseHasPgvector } from "../helpers/database.js";
 
 // The vector index's upkeep as a worker runs it: booked at start where the index has any, run, and booked again.
 
-const pgvectorHere = !process.env.DATABASE_URL || (await serverHasPgvector());
+const pgvectorHere = await testDatabaseHasPgvector();
 const apps: TestApp[] = [];
 afterAll(async () => {
   for (const app of apps) await app.close();
