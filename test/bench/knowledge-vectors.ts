@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { HashingEmbedder } from "../../src/ai/embeddings.js";
 import { searchKnowledge } from "../../src/knowledge/search.js";
 import { createVectorIndex } from "../../src/knowledge/vector-index.js";
-import { PgvectorIndex } from "../../src/knowledge/vector-index-pgvector.js";
+import type { PgvectorIndex } from "../../src/knowledge/vector-index-pgvector.js";
 import { retrievalTopK } from "../../src/pipeline/retriever.js";
 import type { TestApp } from "../helpers/app.js";
 import { serverHasPgvector } from "../helpers/database.js";
@@ -104,16 +104,15 @@ async function besideLargeTenant(app: TestApp, index: PgvectorIndex, beside: num
     await index.added(tenantId, []);
   }
   await index.upkeep();
-  const measuring = new PgvectorIndex(app.services.db);
   for (const { size, tenantId, data, ids } of tenants) {
     const asked = queries(data, size + 3);
     const position = new Map(ids.map((id, i) => [id, i]));
     let found = 0;
     const times = await latencies([...asked.vectors.keys()], async (q) => {
-      const hits = await measuring.search(tenantId, asked.vectors[q]!, k);
+      const hits = await index.search(tenantId, asked.vectors[q]!, k);
       found += hits.filter((h) => asked.exact[q]!.has(position.get(h.chunkId)!)).length;
     });
-    const plan = await measuring.explain(tenantId, asked.vectors[0]!, k);
+    const plan = await index.explain(tenantId, asked.vectors[0]!, k);
     const search = /chunks_hnsw_tenant_/.test(plan) ? "its own graph" : /hnsw/.test(plan) ? "shared graph" : "exact";
     besideRows.push({ chunks: size, beside, search, recall: found / (k * queryCount), p50: percentile(times, 0.5) });
   }
