@@ -1,4 +1,5 @@
 import type { Services } from "../services.js";
+import { englishLexemes } from "./english-lexemes.js";
 
 // Ranking a match reads its chunk's whole tsvector: in a bank's knowledge base "card" or "account"
 // is in most chunks, and ranking every chunk that shares one word with the question grows with the
@@ -44,8 +45,17 @@ const longestTerms = (param: string) => `terms AS (
          SELECT t FROM unnest(tsvector_to_array(to_tsvector('english', ${param}))) AS t
           ORDER BY length(t) DESC, t COLLATE "C" LIMIT ${maxTerms}) AS longest)`;
 
-/** The question's lexemes a search matches, as `longestTerms` picks them: what an in-memory index is asked for. */
+/** `longestTerms` in the process: the longest first, ties in byte order (the lexemes are ASCII), at most `maxTerms`. */
+const longest = (lexemes: string[]) =>
+  lexemes.sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0)).slice(0, maxTerms);
+
+/**
+ * The question's lexemes a search matches, as `longestTerms` picks them: what an in-memory index is asked for. With no
+ * statement when the question is plain text of words the database has stemmed before (src/knowledge/english-lexemes.ts).
+ */
 export async function questionStems(services: Pick<Services, "db">, query: string): Promise<string[]> {
+  const lexemes = await englishLexemes(services.db, query);
+  if (lexemes) return longest(lexemes);
   const [stems] = await services.db.sql.query<{ terms: string[] }>(`WITH ${longestTerms("$1")} SELECT terms FROM terms`, [query]);
   return stems?.terms ?? [];
 }
