@@ -139,12 +139,15 @@ function weigher(query: Set<string>, sentences: Sentence[]) {
   // about something else, not so strong that one filler word ("debit card") sinks a good match.
   const absent = present.length ? Math.max(...present.map(idf)) : 1;
   const weight = (t: string) => (df.has(t) ? idf(t) : absent);
+  // The question's terms are weighed for every sentence: once here.
+  const queryWeights = new Map([...query].map((t) => [t, weight(t)]));
   return (match: Match, over: Iterable<string> = query) => {
     let matched = 0;
     let total = 0;
     for (const t of over) {
-      total += weight(t);
-      matched += weight(t) * match(t);
+      const w = queryWeights.get(t) ?? weight(t);
+      total += w;
+      matched += w * match(t);
     }
     return total ? matched / total : 0;
   };

@@ -145,15 +145,23 @@ function typoOf(a: string, b: string): boolean {
 
 /** How well words carry a term: `strength` is called for every pair of words of a question and a passage. */
 // Pairs of words recur from question to question (a knowledge base has a vocabulary): remembered per lexicon, bounded.
-const pairCaches = new WeakMap<Lexicon, Map<string, number>>();
+// By term, then word: a key made of the two words was a string built for every pair looked up.
+interface PairCache {
+  byTerm: Map<string, Map<string, number>>;
+  pairs: number;
+}
+const pairCaches = new WeakMap<Lexicon, PairCache>();
 const maxRememberedPairs = 500_000;
 
 export class TermMatcher {
-  private readonly cache: Map<string, number>;
+  private readonly cache: PairCache;
 
   constructor(private readonly lexicon: Lexicon = bankingLexicon()) {
-    const cache = pairCaches.get(lexicon) ?? new Map<string, number>();
-    if (cache.size > maxRememberedPairs) cache.clear();
+    const cache = pairCaches.get(lexicon) ?? { byTerm: new Map(), pairs: 0 };
+    if (cache.pairs > maxRememberedPairs) {
+      cache.byTerm.clear();
+      cache.pairs = 0;
+    }
     pairCaches.set(lexicon, cache);
     this.cache = cache;
   }
@@ -161,14 +169,16 @@ export class TermMatcher {
   /** How well a set of words carries a term: itself 1, a misspelling of it or a strongly associated word less. */
   strength(term: string, words: ReadonlySet<string>): number {
     if (words.has(term)) return 1;
+    const known = this.cache.byTerm.get(term) ?? new Map<string, number>();
+    if (!known.size) this.cache.byTerm.set(term, known);
     let best = 0;
     for (const word of words) {
-      const key = term < word ? `${term} ${word}` : `${word} ${term}`;
-      let value = this.cache.get(key);
+      let value = known.get(word);
       if (value === undefined) {
         const association = this.lexicon.association(term, word);
         value = typoOf(term, word) ? typoWeight : association >= associationFloor ? associationWeight * association : 0;
-        this.cache.set(key, value);
+        known.set(word, value);
+        this.cache.pairs++;
       }
       if (value > best) best = value;
     }
