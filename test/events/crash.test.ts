@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { openDatabase } from "../../src/db/client.js";
 import { migrate } from "../../src/db/migrate.js";
 import { createTenant } from "../../src/tenants/create-tenant.js";
@@ -74,10 +74,16 @@ describe("event notifications through a crash", () => {
       expect(delivered.map((r) => r.event!.type).sort()).toEqual(types);
       expect(delivered.find((r) => r.event!.type === "message.sent")!.event!.data.message.id).toBe(chat.body.messageId);
 
-      const log = await fetch(`${service.url}/api/webhooks/${endpoint.body.id}/deliveries`, {
-        headers: { authorization: `Bearer ${key}` },
-      }).then((res) => res.json());
-      expect(log.deliveries.filter((d: { status: string }) => d.status === "succeeded")).toHaveLength(3);
+      // The receiver has the third delivery before the service has read its answer and recorded it.
+      await vi.waitFor(
+        async () => {
+          const log = await fetch(`${service.url}/api/webhooks/${endpoint.body.id}/deliveries`, {
+            headers: { authorization: `Bearer ${key}` },
+          }).then((res) => res.json());
+          expect(log.deliveries.filter((d: { status: string }) => d.status === "succeeded")).toHaveLength(3);
+        },
+        { timeout: 30_000, interval: 100 },
+      );
       service.child.child.kill("SIGTERM");
       await service.child.exit();
     } finally {
