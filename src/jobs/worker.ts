@@ -70,7 +70,9 @@ export class Worker {
         for (;;) {
           const next = await iterator.next();
           if (next.done) return;
-          if (queues.has((next.value as { queue: string }).queue)) this.nudge();
+          // A job of a queue at its share waits for a slot of that queue: the slot's release nudges, not this.
+          const queue = (next.value as { queue: string }).queue;
+          if (queues.has(queue) && this.hasRoom(queue)) this.nudge();
         }
       } catch (err) {
         if (!this.stopped) this.log.warn({ err }, "job announcements lost: this worker now only polls");
@@ -122,6 +124,8 @@ export class Worker {
         const task = this.execute(job).finally(() => {
           this.running.delete(task);
           this.runningByQueue.set(queue, (this.runningByQueue.get(queue) ?? 1) - 1);
+          // A queue kept to its share may have jobs waiting for this slot while the others had none to claim.
+          this.nudge();
         });
         this.running.add(task);
         continue;

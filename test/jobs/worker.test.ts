@@ -144,6 +144,32 @@ describe("Worker", () => {
     await untilStatus(slowIds, "completed");
   });
 
+  it("gives a queue's next job its slot as soon as the slot is free, though the other queues had nothing", async () => {
+    const [queue, idle] = [freshQueue(), freshQueue()];
+    const held = gate();
+    let inFlight = 0;
+    let most = 0;
+    // No poll comes to the rescue: with the other queue empty, the slot's release itself must bring the next claim.
+    startWorker(
+      app.services,
+      {
+        [queue]: async () => {
+          most = Math.max(most, ++inFlight);
+          await held.opened;
+          inFlight--;
+        },
+        [idle]: async () => undefined,
+      },
+      { concurrency: 4, shares: { [queue]: 0.25 }, pollMs: 600_000 },
+    );
+    const ids = await Promise.all(Array.from({ length: 3 }, () => app.services.jobs.enqueue({ queue })));
+    await vi.waitFor(() => expect(inFlight).toBe(1), { timeout: 5_000, interval: 10 });
+    expect(await app.services.db.prisma.job.count({ where: { queue, status: "pending" } })).toBe(2);
+    held.open();
+    await untilStatus(ids, "completed");
+    expect(most).toBe(1);
+  });
+
   it("hands a job whose worker died to another worker once the lease expires; the job shows 2 attempts", async () => {
     const queue = freshQueue();
     const id = await app.services.jobs.enqueue({ queue });
