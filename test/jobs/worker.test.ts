@@ -60,6 +60,18 @@ function gate() {
   return { opened, open };
 }
 
+/** A handler that holds each job until `open()`, counting the jobs it holds now and the most it held at once. */
+function heldJobs() {
+  const held = gate();
+  const count = { inFlight: 0, most: 0 };
+  const handler: JobHandler = async () => {
+    count.most = Math.max(count.most, ++count.inFlight);
+    await held.opened;
+    count.inFlight--;
+  };
+  return { handler, count, open: held.open };
+}
+
 describe("Worker", () => {
   it("never runs the same job on two workers: 200 jobs drained by two workers, each job exactly once", async () => {
     const queue = freshQueue();
@@ -88,57 +100,37 @@ describe("Worker", () => {
 
   it("runs up to its concurrency jobs at a time, and no more", async () => {
     const queue = freshQueue();
-    const held = gate();
-    let inFlight = 0;
-    let most = 0;
+    const held = heldJobs();
     const claims = recordClaims(app.services.jobs);
-    startWorker(
-      app.services,
-      {
-        [queue]: async () => {
-          most = Math.max(most, ++inFlight);
-          await held.opened;
-          inFlight--;
-        },
-      },
-      { concurrency: 3 },
-    );
+    startWorker(app.services, { [queue]: held.handler }, { concurrency: 3 });
     const ids = await Promise.all(Array.from({ length: 7 }, () => app.services.jobs.enqueue({ queue })));
-    await vi.waitFor(() => expect(inFlight).toBe(3), { interval: 10 });
+    await vi.waitFor(() => expect(held.count.inFlight).toBe(3), { interval: 10 });
     // A worker over its limit would claim again as soon as the third job started; every claim it made has
     // now returned, and three of them took a job.
     await claimsSettled(claims);
     expect(claims.filter((claim) => claim.outcome !== null)).toHaveLength(3);
-    expect(inFlight).toBe(3);
+    expect(held.count.inFlight).toBe(3);
     expect(await app.services.db.prisma.job.count({ where: { queue, status: "running" } })).toBe(3);
     held.open();
     await untilStatus(ids, "completed");
-    expect(most).toBe(3);
+    expect(held.count.most).toBe(3);
   });
 
   it("keeps a queue to its share of the slots, so that the other queues' jobs still run", async () => {
     const [slow, fast] = [freshQueue(), freshQueue()];
-    const held = gate();
-    let slowInFlight = 0;
+    const held = heldJobs();
     const ran: string[] = [];
     startWorker(
       app.services,
-      {
-        [slow]: async () => {
-          slowInFlight++;
-          await held.opened;
-          slowInFlight--;
-        },
-        [fast]: async (job) => void ran.push(job.id),
-      },
+      { [slow]: held.handler, [fast]: async (job) => void ran.push(job.id) },
       { concurrency: 4, shares: { [slow]: 0.5 } },
     );
     const slowIds = await Promise.all(Array.from({ length: 4 }, () => app.services.jobs.enqueue({ queue: slow })));
-    await vi.waitFor(() => expect(slowInFlight).toBe(2), { timeout: 5_000, interval: 10 });
+    await vi.waitFor(() => expect(held.count.inFlight).toBe(2), { timeout: 5_000, interval: 10 });
     const fastIds = await Promise.all(Array.from({ length: 3 }, () => app.services.jobs.enqueue({ queue: fast })));
     await untilStatus(fastIds, "completed");
     expect(ran.sort()).toEqual([...fastIds].sort());
-    expect(slowInFlight).toBe(2);
+    expect(held.count.inFlight).toBe(2);
     expect(await app.services.db.prisma.job.count({ where: { queue: slow, status: "pending" } })).toBe(2);
     held.open();
     await untilStatus(slowIds, "completed");
@@ -146,28 +138,19 @@ describe("Worker", () => {
 
   it("gives a queue's next job its slot as soon as the slot is free, though the other queues had nothing", async () => {
     const [queue, idle] = [freshQueue(), freshQueue()];
-    const held = gate();
-    let inFlight = 0;
-    let most = 0;
+    const held = heldJobs();
     // No poll comes to the rescue: with the other queue empty, the slot's release itself must bring the next claim.
     startWorker(
       app.services,
-      {
-        [queue]: async () => {
-          most = Math.max(most, ++inFlight);
-          await held.opened;
-          inFlight--;
-        },
-        [idle]: async () => undefined,
-      },
+      { [queue]: held.handler, [idle]: async () => undefined },
       { concurrency: 4, shares: { [queue]: 0.25 }, pollMs: 600_000 },
     );
     const ids = await Promise.all(Array.from({ length: 3 }, () => app.services.jobs.enqueue({ queue })));
-    await vi.waitFor(() => expect(inFlight).toBe(1), { timeout: 5_000, interval: 10 });
+    await vi.waitFor(() => expect(held.count.inFlight).toBe(1), { timeout: 5_000, interval: 10 });
     expect(await app.services.db.prisma.job.count({ where: { queue, status: "pending" } })).toBe(2);
     held.open();
     await untilStatus(ids, "completed");
-    expect(most).toBe(1);
+    expect(held.count.most).toBe(1);
   });
 
   it("hands a job whose worker died to another worker once the lease expires; the job shows 2 attempts", async () => {
