@@ -169,8 +169,11 @@ export class TermMatcher {
   /** How well a set of words carries a term: itself 1, a misspelling of it or a strongly associated word less. */
   strength(term: string, words: ReadonlySet<string>): number {
     if (words.has(term)) return 1;
-    const known = this.cache.byTerm.get(term) ?? new Map<string, number>();
-    if (!known.size) this.cache.byTerm.set(term, known);
+    let known = this.cache.byTerm.get(term);
+    if (!known) {
+      known = new Map<string, number>();
+      this.cache.byTerm.set(term, known);
+    }
     let best = 0;
     for (const word of words) {
       let value = known.get(word);
