@@ -44,8 +44,11 @@ const hasDigit = (word: string) => /\d/.test(word);
 export async function englishLexemes(db: Pick<Database, "sql">, text: string): Promise<string[] | null> {
   const words = plainWords(text);
   if (!words) return null;
-  const learned = learnedBy.get(db) ?? new Map<string, string | null>();
-  learnedBy.set(db, learned);
+  let learned = learnedBy.get(db);
+  if (!learned) {
+    learned = new Map();
+    learnedBy.set(db, learned);
+  }
   const lexemeOf: Learned = new Map();
   for (const word of words) {
     if (hasDigit(word)) lexemeOf.set(word, word);
