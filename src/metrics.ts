@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { textsEncoded } from "./ai/semantic.js";
 import type { JobQueue } from "./jobs/queue.js";
 
 export interface Metrics {
@@ -22,6 +23,15 @@ export function createMetrics(jobs: () => JobQueue): Metrics {
     async collect() {
       this.reset();
       for (const row of await jobs().depth()) this.set({ queue: row.queue, status: row.status }, row.count);
+    },
+  });
+  new Counter({
+    name: "parley_sentence_encodings_total",
+    help: "Texts the process had the sentence encoder encode (those not remembered): milliseconds of CPU each",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(textsEncoded());
     },
   });
   return {

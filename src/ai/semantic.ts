@@ -31,9 +31,16 @@ const keyOf = (text: string) => text.split(/\s+/).filter(Boolean).slice(0, maxWo
  * thread, asking the encoder's thread, would spend for nothing.
  */
 function encodeTexts(texts: string[]): Promise<Encoded> {
+  encoded += texts.length;
   if (encoderThread) return encoderThread.ask<Encoded>({ texts });
   return import("./sentence-encoder.js").then((encoder) => encoder.encodeInThread(texts));
 }
+
+// Texts this thread had encoded (its cache's misses), for /metrics: a new text costs the encoder milliseconds of CPU.
+let encoded = 0;
+
+/** How many texts this thread has had the encoder encode since it started. */
+export const textsEncoded = () => encoded;
 
 // Encodings under way, by key: the router and the retriever ask for a customer's message at about the same time.
 const inFlight = new Map<string, Promise<Float32Array | null>>();

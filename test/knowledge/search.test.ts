@@ -81,6 +81,26 @@ for (const { kind, skip } of indexes) {
       expect(typo[0]!.text).toContain("Forgot your password");
     });
 
+    it("has the sentence encoder read a question only where an FAQ entry is among its passages", async () => {
+      const encodings = async () => {
+        const metrics = (await app.request("/metrics")).body as string;
+        return Number(/^parley_sentence_encodings_total (\d+)$/m.exec(metrics)?.[1]);
+      };
+      const before = await encodings();
+      expect(before).toBeGreaterThanOrEqual(0);
+      expect((await search(`What do I do to reset my card PIN, ${kind} index?`))[0]!.source_id).toBe(sources.cards);
+      expect(await encodings()).toBe(before);
+
+      const faq = await app.tenant(`FAQ Bank (${kind})`);
+      await add(
+        faq.apiKey,
+        "FAQ",
+        "How do I reset my PIN?\nOpen the app, choose Cards, then Reset PIN.\n\nWhen are you open?\nMonday to Friday, 9:00 to 17:00.",
+      );
+      expect((await search(`Forgot the PIN of my card, ${kind} index`, faq.apiKey))[0]!.text).toContain("Reset PIN");
+      expect(await encodings()).toBeGreaterThan(before);
+    });
+
     it("never returns another tenant's chunks", async () => {
       const other = await app.tenant("Other Search Bank");
       expect(await search("reset my card PIN", other.apiKey)).toEqual([]);
