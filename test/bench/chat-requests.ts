@@ -1,7 +1,10 @@
+import { fileURLToPath } from "node:url";
 import type autocannon from "autocannon";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { defaultIntentClassifier, defaultIntents } from "../../src/ai/intents/defaults.js";
 import { SetDisclosureDocument } from "../generated.js";
 import { type BenchDatabase, corpus, embeddingOf, loadChunks, startBenchApp } from "./harness.js";
+import { readBanking77 } from "./intents.js";
 
 // Questions the knowledge base answers and the router leaves to the AI (no urgent intent, no human asked for).
 export const questions = [
@@ -13,14 +16,39 @@ export const questions = [
   "How do I set up a direct debit from my current account?",
 ];
 
+const chatRequest = (apiKey: string, message: string) => ({
+  method: "POST" as const,
+  path: "/api/chat",
+  headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+  body: JSON.stringify({ message }),
+});
+
 /** autocannon's POST /api/chat requests, one per question, which each client cycles through. */
-export const chatRequests = (apiKey: string): autocannon.Request[] =>
-  questions.map((message) => ({
-    method: "POST" as const,
-    path: "/api/chat",
-    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-    body: JSON.stringify({ message }),
-  }));
+export const chatRequests = (apiKey: string): autocannon.Request[] => questions.map((message) => chatRequest(apiKey, message));
+
+/**
+ * Customers' questions as they come, each a text of its own: BANKING77's queries that the built-in intents leave to
+ * the AI (a confident urgent or hand-off intent is escalated instead). Where the six questions above repeat, every
+ * cache keyed by a question's text (its sentence encoding, its intent) answers them after their first time.
+ */
+export function customersQuestions(): string[] {
+  const classifier = defaultIntentClassifier();
+  const escalating = new Set(defaultIntents.filter((i) => i.urgent || i.agentType === "handoff").map((i) => i.name));
+  const texts = [...new Set(readBanking77().map((row) => row.text.trim()))];
+  return texts.filter((text) => {
+    const intent = classifier.classify(text);
+    return !(escalating.has(intent.intent) && intent.confidence >= 0.5);
+  });
+}
+
+/**
+ * autocannon's request for `questions`, written to a file for its worker thread (test/bench/distinct-question.cjs):
+ * its clients share one sequence, so no question is asked twice while there are questions left.
+ */
+export function distinctChatRequests(apiKey: string, questionsFile: string): autocannon.Request[] {
+  process.env.BENCH_CHAT_QUESTIONS = questionsFile;
+  return [{ ...chatRequest(apiKey, ""), setupRequest: fileURLToPath(new URL("./distinct-question.cjs", import.meta.url)) }];
+}
 
 /**
  * Milliseconds from sending a request to the first server-sent event that `isFirst` accepts, which `seenAt` is told

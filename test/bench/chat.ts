@@ -1,12 +1,22 @@
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import express from "express";
 import { startFakeOpenAI } from "../fakes/openai-server.js";
 import type { TestApp } from "../helpers/app.js";
 import { testTempDir } from "../helpers/temp.js";
-import { chatRequests, questions, serviceWithKnowledge, streamedChat, timesToFirst, timeToFirst } from "./chat-requests.js";
+import {
+  chatRequests,
+  customersQuestions,
+  distinctChatRequests,
+  questions,
+  serviceWithKnowledge,
+  streamedChat,
+  timesToFirst,
+  timeToFirst,
+} from "./chat-requests.js";
 import { placesLine, profiled, type topPlaces } from "./cpu-profile.js";
 import { type BenchDatabase, benchDatabases, fixed, noteRow, numberFrom, percentile, thousands } from "./harness.js";
 import { startServiceProcess } from "./service-process.js";
@@ -43,15 +53,9 @@ async function startBareExpress(): Promise<{ url: string; close(): Promise<void>
   };
 }
 
-/** POST /api/chat under `connections` concurrent clients, cycling through the questions; the load comes from a worker thread. */
-function load(url: string, apiKey: string): Promise<autocannon.Result> {
-  return autocannon({
-    url,
-    connections,
-    duration: durationS,
-    workers: 1,
-    requests: chatRequests(apiKey),
-  });
+/** POST /api/chat under `connections` concurrent clients, cycling through the requests; the load comes from a worker thread. */
+function load(url: string, requests: autocannon.Request[]): Promise<autocannon.Result> {
+  return autocannon({ url, connections, duration: durationS, workers: 1, requests });
 }
 
 // Issue 14's targets: /api/chat within 1 : 20 of bare Express on PGlite and 1 : 10 on PostgreSQL, 1.5 ms of CPU a request.
@@ -72,21 +76,23 @@ function loadRow(target: string, database: BenchDatabase, result: autocannon.Res
 /** What one request cost while the load ran: SQL statements (BEGIN and COMMIT counted) and CPU of the process. */
 interface RequestCost {
   database: BenchDatabase;
+  asked: string;
   statements: number;
   cpuMs: number;
   top: ReturnType<typeof topPlaces>;
 }
 
 /** The load against the service, with its statements and CPU per completed request (the load generator's worker included). */
-async function measuredLoad(database: BenchDatabase, url: string, apiKey: string) {
+async function measuredLoad(database: BenchDatabase, url: string, asked: Asked) {
   const statements = statementsSent();
   const cpu = process.cpuUsage();
-  const { result, top } = await profiled(`chat-${database.name}`, () => load(url, apiKey));
+  const { result, top } = await profiled(`chat-${database.name}-${asked.profile}`, () => load(url, asked.requests));
   const used = process.cpuUsage(cpu);
   // Requests still in flight at the deadline are counted by their statements, not by autocannon: a slight overcount.
   const requests = Math.max(1, result.requests.total);
   const cost: RequestCost = {
     database,
+    asked: asked.name,
     statements: (statementsSent() - statements) / requests,
     cpuMs: (used.user + used.system) / 1000 / requests,
     top,
@@ -94,8 +100,15 @@ async function measuredLoad(database: BenchDatabase, url: string, apiKey: string
   return { result, cost };
 }
 
-function costRow({ database, statements, cpuMs }: RequestCost): string {
-  return `| ${database.name} | ${fixed(statements, 1)} | ${fixed(cpuMs, 2)} | ≤ ${cpuTargetMs} |`;
+function costRow({ database, asked, statements, cpuMs }: RequestCost): string {
+  return `| ${database.name} | ${asked} | ${fixed(statements, 1)} | ${fixed(cpuMs, 2)} | ≤ ${cpuTargetMs} |`;
+}
+
+/** What a load asks: the same six questions over and over, or customers' questions, each asked once. */
+interface Asked {
+  name: string;
+  profile: string;
+  requests: autocannon.Request[];
 }
 
 const asked = (count: number) => Array.from({ length: count }, (_, i) => questions[i % questions.length]!);
@@ -143,23 +156,39 @@ function streamRow({ engine, database, service, model, relay, stages }: StreamRo
   );
 }
 
-/** The offline engine: throughput against bare Express, then its own time to the first delta. */
+/**
+ * The offline engine: throughput against bare Express, asked the six questions over and over, then customers'
+ * questions each once (`customers`: this database's share, none asked on another); then its own time to the first delta.
+ */
 async function offline(
   database: BenchDatabase,
   bare: { url: string },
-): Promise<{ load: string[]; cost: RequestCost; stream: StreamRow }> {
+  customers: string[],
+): Promise<{ load: string[]; costs: RequestCost[]; stream: StreamRow }> {
   const { app, apiKey } = await serviceWithKnowledge(database, chunks, {});
+  const questionsFile = path.join(testTempDir("parley-bench-questions"), "questions.json");
+  writeFileSync(questionsFile, JSON.stringify(customers));
   try {
     for (const question of questions) await app.request("/api/chat", { key: apiKey, body: { message: question } });
-    const bareResult = await load(bare.url, apiKey);
-    const { result: chatResult, cost } = await measuredLoad(database, app.url, apiKey);
-    // autocannon stops at its deadline, not the service: requests in flight then finish within about
-    // the slowest latency seen, and must not share the event loop with the streamed requests timed next.
-    await sleep(2 * chatResult.latency.max + 500);
+    const bareResult = await load(bare.url, chatRequests(apiKey));
+    const loads: Asked[] = [
+      { name: "six questions, repeated", profile: "repeated", requests: chatRequests(apiKey) },
+      { name: "customers' questions, each once", profile: "distinct", requests: distinctChatRequests(apiKey, questionsFile) },
+    ];
+    const rows = [loadRow("bare Express", database, bareResult)];
+    const costs: RequestCost[] = [];
+    for (const asking of loads) {
+      const { result, cost } = await measuredLoad(database, app.url, asking);
+      rows.push(loadRow(`/api/chat, ${asking.name}`, database, result, bareResult));
+      costs.push(cost);
+      // autocannon stops at its deadline, not the service: requests in flight then finish within about
+      // the slowest latency seen, and must not share the event loop with what is timed next.
+      await sleep(2 * result.latency.max + 500);
+    }
     const streamed = await withStageMeans(app, () => timesToFirst(asked(streamedCount), (q) => streamedChat(app.url, apiKey, q)));
     return {
-      load: [loadRow("bare Express", database, bareResult), loadRow("/api/chat", database, chatResult, bareResult)],
-      cost,
+      load: rows,
+      costs,
       stream: { engine: "offline", database, service: streamed.times, stages: streamed.stages },
     };
   } finally {
@@ -260,11 +289,14 @@ export async function benchChat(): Promise<void> {
   const loadRows: string[] = [];
   const costs: RequestCost[] = [];
   const streamRows: StreamRow[] = [];
+  // Each database its own share of the questions: the process remembers the encodings of those asked before.
+  const customers = customersQuestions();
+  const share = Math.floor(customers.length / Math.max(1, databases.length));
   try {
-    for (const database of databases) {
-      const measured = await offline(database, bare);
+    for (const [i, database] of databases.entries()) {
+      const measured = await offline(database, bare, customers.slice(i * share, (i + 1) * share));
       loadRows.push(...measured.load);
-      costs.push(measured.cost);
+      costs.push(...measured.costs);
       streamRows.push(measured.stream, ...(await openai(database)));
     }
   } finally {
@@ -278,12 +310,12 @@ export async function benchChat(): Promise<void> {
   for (const row of loadRows) console.log(row);
   if (unreachable) console.log(noteRow(10, 1, unreachable));
   console.log("\n### Cost of one `/api/chat` request under that load\n");
-  console.log("| database | SQL statements | CPU (ms, process) | CPU target (ms) |");
-  console.log("|---|---:|---:|---|");
+  console.log("| database | questions | SQL statements | CPU (ms, process) | CPU target (ms) |");
+  console.log("|---|---|---:|---:|---|");
   for (const cost of costs) console.log(costRow(cost));
-  for (const { database, top } of costs) {
+  for (const { database, asked, top } of costs) {
     if (!top.length) continue;
-    console.log(`\nBusy time of the service's thread under load, ${database.name}: ${placesLine(top)}`);
+    console.log(`\nBusy time of the service's thread under load, ${database.name}, ${asked}: ${placesLine(top)}`);
   }
   console.log(`\n### Streaming: time to the first \`delta\` (${thousands(chunks)} chunks, one request at a time)\n`);
   console.log(
