@@ -4,7 +4,7 @@ import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { defaultIntentClassifier, defaultIntents } from "../../src/ai/intents/defaults.js";
 import { SetDisclosureDocument } from "../generated.js";
 import { type BenchDatabase, corpus, embeddingOf, loadChunks, startBenchApp } from "./harness.js";
-import { readBanking77 } from "./intents.js";
+import { readBanking77, shuffled } from "./intents.js";
 
 // Questions the knowledge base answers and the router leaves to the AI (no urgent intent, no human asked for).
 export const questions = [
@@ -34,7 +34,8 @@ export const chatRequests = (apiKey: string): autocannon.Request[] => questions.
 export function customersQuestions(): string[] {
   const classifier = defaultIntentClassifier();
   const escalating = new Set(defaultIntents.filter((i) => i.urgent || i.agentType === "handoff").map((i) => i.name));
-  const texts = [...new Set(readBanking77().map((row) => row.text.trim()))];
+  // The file is ordered by intent: customers' questions come in no such order.
+  const texts = shuffled([...new Set(readBanking77().map((row) => row.text.trim()))], 1);
   return texts.filter((text) => {
     const intent = classifier.classify(text);
     return !(escalating.has(intent.intent) && intent.confidence >= 0.5);

@@ -12,7 +12,7 @@ export function readBanking77(): IntentExample[] {
   return rows.map(([text, intent]) => ({ text: text!, intent: intent! }));
 }
 
-function shuffled<T>(items: T[], seed: number): T[] {
+export function shuffled<T>(items: T[], seed: number): T[] {
   const copy = [...items];
   let state = seed >>> 0;
   for (let i = copy.length - 1; i > 0; i--) {
