@@ -27,7 +27,7 @@ export function createMetrics(jobs: () => JobQueue): Metrics {
   });
   new Counter({
     name: "parley_sentence_encodings_total",
-    help: "Texts the process had the sentence encoder encode (those not remembered): milliseconds of CPU each",
+    help: "Texts the serving thread had the sentence encoder encode (those not remembered): milliseconds of CPU each",
     registers: [registry],
     collect() {
       this.reset();

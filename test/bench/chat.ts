@@ -76,7 +76,8 @@ function loadRow(target: string, database: BenchDatabase, result: autocannon.Res
 /** What one request cost while the load ran: SQL statements (BEGIN and COMMIT counted) and CPU of the process. */
 interface RequestCost {
   database: BenchDatabase;
-  asked: string;
+  /** Which questions the load asked. */
+  questions: string;
   statements: number;
   cpuMs: number;
   top: ReturnType<typeof topPlaces>;
@@ -92,7 +93,7 @@ async function measuredLoad(database: BenchDatabase, url: string, asked: Asked) 
   const requests = Math.max(1, result.requests.total);
   const cost: RequestCost = {
     database,
-    asked: asked.name,
+    questions: asked.name,
     statements: (statementsSent() - statements) / requests,
     cpuMs: (used.user + used.system) / 1000 / requests,
     top,
@@ -100,8 +101,8 @@ async function measuredLoad(database: BenchDatabase, url: string, asked: Asked) 
   return { result, cost };
 }
 
-function costRow({ database, asked, statements, cpuMs }: RequestCost): string {
-  return `| ${database.name} | ${asked} | ${fixed(statements, 1)} | ${fixed(cpuMs, 2)} | ≤ ${cpuTargetMs} |`;
+function costRow({ database, questions, statements, cpuMs }: RequestCost): string {
+  return `| ${database.name} | ${questions} | ${fixed(statements, 1)} | ${fixed(cpuMs, 2)} | ≤ ${cpuTargetMs} |`;
 }
 
 /** What a load asks: the same six questions over and over, or customers' questions, each asked once. */
@@ -313,9 +314,11 @@ export async function benchChat(): Promise<void> {
   console.log("| database | questions | SQL statements | CPU (ms, process) | CPU target (ms) |");
   console.log("|---|---|---:|---:|---|");
   for (const cost of costs) console.log(costRow(cost));
-  for (const { database, asked, top } of costs) {
-    if (!top.length) continue;
-    console.log(`\nBusy time of the service's thread under load, ${database.name}, ${asked}: ${placesLine(top)}`);
+  for (const cost of costs) {
+    if (!cost.top.length) continue;
+    console.log(
+      `\nBusy time of the service's thread under load, ${cost.database.name}, ${cost.questions}: ${placesLine(cost.top)}`,
+    );
   }
   console.log(`\n### Streaming: time to the first \`delta\` (${thousands(chunks)} chunks, one request at a time)\n`);
   console.log(
