@@ -50,8 +50,49 @@ async function encodeHere(texts: string[]): Promise<Float32Array[] | null> {
   return out;
 }
 
-/** The texts' unit vectors computed in this thread, or why there are none. */
+interface Waiting {
+  texts: string[];
+  settle: (vectors: Float32Array[] | null) => void;
+  fail: (err: unknown) => void;
+}
+
+// Requests that came while the model was busy, encoded together next. A call of the model costs a fixed part (its
+// graph's few hundred operations, run one by one) beside what each text costs: four questions in one call cost 10 to
+// 13 ms of CPU each, one alone 14 to 24 (test/bench/README.md), and each text's vector is the same either way.
+const waiting: Waiting[] = [];
+let draining = false;
+
+async function drain(): Promise<void> {
+  draining = true;
+  try {
+    while (waiting.length) {
+      // Requests posted to this thread while the last batch ran are delivered after a turn of its event loop.
+      await new Promise((resolve) => setImmediate(resolve));
+      const batch = waiting.splice(0);
+      try {
+        const vectors = await encodeHere(batch.flatMap((request) => request.texts));
+        let at = 0;
+        for (const request of batch) {
+          request.settle(vectors?.slice(at, at + request.texts.length) ?? null);
+          at += request.texts.length;
+        }
+      } catch (err) {
+        for (const request of batch) request.fail(err);
+      }
+    }
+  } finally {
+    draining = false;
+  }
+}
+
+/**
+ * The texts' unit vectors computed in this thread, or why there are none. Calls made while the model is busy share its
+ * next call.
+ */
 export async function encodeInThread(texts: string[]): Promise<Encoded> {
-  const vectors = await encodeHere(texts);
+  const vectors = await new Promise<Float32Array[] | null>((settle, fail) => {
+    waiting.push({ texts, settle, fail });
+    if (!draining) void drain();
+  });
   return vectors ? { vectors } : { vectors, unavailable: String(loadError) };
 }
