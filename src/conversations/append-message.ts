@@ -1,10 +1,12 @@
-import type { Prisma } from "../db/generated/prisma/client.js";
+import { Prisma } from "../db/generated/prisma/client.js";
 
 export type MessageRow = Prisma.MessageGetPayload<object>;
 
 export type NewMessage = Pick<MessageRow, "id" | "tenantId" | "conversationId" | "role" | "content"> &
   Partial<Pick<MessageRow, "providerMessageId" | "replyTo" | "deliveryStatus" | "deliveryError">> & {
     metadata: Prisma.InputJsonObject;
+    /** Keys merged into the conversation's metadata by the statement that stores the message (the others are kept). */
+    conversationMetadata?: Prisma.InputJsonObject;
   };
 
 /** The customer message already has its reply (a re-run job, a repeated hop, stored by a concurrent run). */
@@ -15,7 +17,7 @@ export class AlreadyAnswered extends Error {
 }
 
 /** A new message's row as Prisma reads it once stored: the columns the database fills by default, filled alike. */
-export function messageRow(input: NewMessage): MessageRow {
+export function messageRow({ conversationMetadata: _, ...input }: NewMessage): MessageRow {
   return {
     providerMessageId: null,
     replyTo: null,
@@ -37,6 +39,9 @@ export function messageRow(input: NewMessage): MessageRow {
  */
 export async function appendMessage(db: Pick<Prisma.TransactionClient, "$executeRaw">, input: NewMessage): Promise<MessageRow> {
   const row = messageRow(input);
+  const merged = input.conversationMetadata
+    ? Prisma.sql`, metadata = metadata || ${JSON.stringify(input.conversationMetadata)}::jsonb`
+    : Prisma.empty;
   const stored = await db.$executeRaw`
     WITH stored AS (
       INSERT INTO messages (id, tenant_id, conversation_id, role, content, metadata, provider_message_id, reply_to,
@@ -46,7 +51,7 @@ export async function appendMessage(db: Pick<Prisma.TransactionClient, "$execute
               ${row.deliveryError}, ${row.createdAt})
       ON CONFLICT (reply_to) DO NOTHING
       RETURNING conversation_id)
-    UPDATE conversations SET message_count = message_count + 1, updated_at = ${row.createdAt}
+    UPDATE conversations SET message_count = message_count + 1, updated_at = ${row.createdAt}${merged}
      WHERE id = (SELECT conversation_id FROM stored)`;
   if (stored === 0 && row.replyTo) throw new AlreadyAnswered(row.replyTo);
   return row;

@@ -28,6 +28,8 @@ export interface ReplyToStore {
   replyTo?: string;
   /** Why the reply cannot be sent at all: it is stored as a failed delivery saying so, and nothing is enqueued. */
   undeliverable?: string;
+  /** Keys of the conversation's metadata the reply changes, stored by the reply's own statement. */
+  conversationMetadata?: Prisma.InputJsonObject;
 }
 
 /** What a reply is stored with: a transaction of the plain or of a tenant-scoped client (their generated types differ). */
@@ -49,6 +51,7 @@ function appendReply(tx: ReplyTx, reply: ReplyToStore) {
     replyTo: reply.replyTo ?? null,
     deliveryStatus: reply.undeliverable ? "failed" : sends ? "pending" : null,
     deliveryError: reply.undeliverable ?? null,
+    conversationMetadata: reply.conversationMetadata,
   });
 }
 

@@ -77,23 +77,20 @@ const storedStreak = (conversation: StreakHolder) =>
 /** Whether an answer the AI cannot ground, next in this conversation, reaches the tenant's limit and escalates. */
 const declineHandsOver = (conversation: StreakHolder, limit: number) => storedStreak(conversation) + 1 >= limit;
 
-/** Consecutive answers the AI could not ground; the tenant's limit of them escalates (DESIGN §3). */
-async function recordGrounding(
-  services: Services,
+/**
+ * Consecutive answers the AI could not ground; the tenant's limit of them escalates (DESIGN §3). What the answer makes
+ * of the conversation's streak: the metadata that records it, stored with the reply, when it changes.
+ */
+function grounding(
   conversation: StreakHolder,
   grounded: boolean,
   limit: number,
-): Promise<boolean> {
-  const metadata = (conversation.metadata ?? {}) as Prisma.JsonObject;
+): { record?: Prisma.InputJsonObject; handsOver: boolean } {
   const before = storedStreak(conversation);
   const streak = grounded ? 0 : before + 1;
-  // A grounded answer in a conversation without a streak changes nothing: the common case costs no write.
-  if (streak === before) return false;
-  await services.db.prisma.conversation.update({
-    where: { id: conversation.id },
-    data: { metadata: { ...metadata, lowConfidenceStreak: streak } },
-  });
-  return streak >= limit;
+  // A grounded answer in a conversation without a streak changes nothing: the common case writes nothing more.
+  if (streak === before) return { handsOver: false };
+  return { record: { lowConfidenceStreak: streak }, handsOver: streak >= limit };
 }
 
 /**
@@ -381,6 +378,7 @@ async function aiReply(
 
   const agentType = answer.grounded ? answeringAgent(intent) : "fallback";
   const metadata = metadataOf(intent, agentType, answer);
+  const streak = grounding(conversation, answer.grounded, settings.lowConfidenceLimit);
   await timed(services, took, "deliver", msg.channel, () =>
     deliverReply(services, {
       id: replyId,
@@ -391,9 +389,10 @@ async function aiReply(
       content: answer.text,
       metadata: { ...metadata, grounded: answer.grounded, ...(chosen ? { chosen } : {}) } as unknown as Prisma.InputJsonObject,
       replyTo: customerMessage.id,
+      conversationMetadata: streak.record,
     }),
   );
-  if (await recordGrounding(services, conversation, answer.grounded, settings.lowConfidenceLimit)) {
+  if (streak.handsOver) {
     const notice = await escalateConversation(services, conversation, "low_confidence", { intent: intent.intent });
     // Stored and sent as a message of its own, and told in this reply too: an API client shows only the reply.
     const told = `\n\n${notice.text}`;

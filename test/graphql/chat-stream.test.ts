@@ -131,6 +131,43 @@ describe("mutation chat", () => {
     const row = await app.services.db.prisma.conversation.findUniqueOrThrow({ where: { id: conversationId } });
     expect(row.metadata).toMatchObject({ escalation: { reason: "low_confidence" } });
   });
+
+  it("counts the answers it cannot ground from the last grounded one, beside what channels keep in the conversation", async () => {
+    const tenant = await app.tenant("Counting Bank");
+    const added = await app.request("/api/knowledge/sources", {
+      key: tenant.apiKey,
+      body: { type: "manual", title: "Help centre", content: faq },
+    });
+    expect(added.status).toBe(201);
+    const updated = await app.graphql(UpdateTenantDocument, { lowConfidenceEscalateAfter: 2 }, tenant.apiKey);
+    expect(updated.data?.updateTenant.settings).toMatchObject({ lowConfidenceEscalateAfter: 2 });
+    const ask = async (message: string, conversationId?: string) => {
+      const sent = await app.graphql(SendChatDocument, { message, ...(conversationId ? { conversationId } : {}) }, tenant.apiKey);
+      const { chat } = sent.data!;
+      const row = await app.services.db.prisma.conversation.findUniqueOrThrow({ where: { id: chat.conversationId } });
+      return { chat, status: row.status, metadata: row.metadata as Record<string, unknown> };
+    };
+
+    const first = await ask("What is the airspeed velocity of a swallow?");
+    const { conversationId } = first.chat;
+    expect(first.chat.metadata.agentType).toBe("fallback");
+    expect(first.metadata).toMatchObject({ lowConfidenceStreak: 1 });
+    // What a channel keeps there (a USSD session's screens) is not the streak's to write over.
+    await app.services.db.prisma.$executeRaw`
+      UPDATE conversations SET metadata = metadata || '{"ussd":{"sessionId":"s1"}}'::jsonb WHERE id = ${conversationId}`;
+
+    const grounded = await ask("How can I reset the PIN of my card?", conversationId);
+    expect(grounded.chat.metadata.agentType).not.toBe("fallback");
+    expect(grounded.metadata).toMatchObject({ lowConfidenceStreak: 0, ussd: { sessionId: "s1" } });
+
+    const again = await ask("Which football team won the league in 1998?", conversationId);
+    expect(again.chat.metadata.agentType).toBe("fallback");
+    expect(again).toMatchObject({ status: "open", metadata: { lowConfidenceStreak: 1, ussd: { sessionId: "s1" } } });
+
+    const last = await ask("Who painted the Mona Lisa?", conversationId);
+    expect(last.chat.response.endsWith(`\n\n${handoffNotice}`)).toBe(true);
+    expect(last).toMatchObject({ status: "escalated", metadata: { ussd: { sessionId: "s1" } } });
+  });
 });
 
 describe("mutation updateTenant, the chat settings", () => {
