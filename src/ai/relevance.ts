@@ -205,9 +205,14 @@ export async function relevanceFeatures(query: string, passages: Passage[]): Pro
   // Only FAQ questions are encoded: short, and one per entry for good, where every long passage of a manual would
   // cost the encoder milliseconds on each new question (USE reads sentences, not pages). Among passages none of which
   // is an FAQ unit, the question has nothing to be compared with: it is not encoded either.
-  const entries = passages.map((p) => (p.question ? `${p.question} ${p.body}` : ""));
   const faq = passages.some((p) => p.question);
-  const [asked, ...meanings] = faq ? await encodeMeaning([query, ...passages.map((p) => p.question ?? ""), ...entries]) : [];
+  const [asked, ...meanings] = faq
+    ? await encodeMeaning([
+        query,
+        ...passages.map((p) => p.question ?? ""),
+        ...passages.map((p) => (p.question ? `${p.question} ${p.body}` : "")),
+      ])
+    : [];
   const closeness = (i: number) => Math.max(0, meaningSimilarity(asked ?? null, meanings[i] ?? null));
   return lexicalFeatures(
     query,

@@ -112,7 +112,7 @@ interface Asked {
   requests: autocannon.Request[];
 }
 
-const asked = (count: number) => Array.from({ length: count }, (_, i) => questions[i % questions.length]!);
+const sixQuestions = (count: number) => Array.from({ length: count }, (_, i) => questions[i % questions.length]!);
 
 interface StreamRow {
   engine: string;
@@ -186,7 +186,9 @@ async function offline(
       // the slowest latency seen, and must not share the event loop with what is timed next.
       await sleep(2 * result.latency.max + 500);
     }
-    const streamed = await withStageMeans(app, () => timesToFirst(asked(streamedCount), (q) => streamedChat(app.url, apiKey, q)));
+    const streamed = await withStageMeans(app, () =>
+      timesToFirst(sixQuestions(streamedCount), (q) => streamedChat(app.url, apiKey, q)),
+    );
     return {
       load: rows,
       costs,
@@ -220,7 +222,7 @@ async function openai(database: BenchDatabase): Promise<StreamRow[]> {
       return first;
     };
     await turn(app.url, questions[0]!);
-    const streamed = await withStageMeans(app, () => timesToFirst(asked(streamedCount), (q) => turn(app.url, q)));
+    const streamed = await withStageMeans(app, () => timesToFirst(sixQuestions(streamedCount), (q) => turn(app.url, q)));
     const direct = (message: string) => {
       fake.script(reply);
       return timeToFirst(
@@ -238,7 +240,7 @@ async function openai(database: BenchDatabase): Promise<StreamRow[]> {
         (event) => event.data !== "[DONE]" && Boolean(JSON.parse(event.data).choices[0]?.delta?.content),
       );
     };
-    const model = await timesToFirst(asked(streamedCount), direct);
+    const model = await timesToFirst(sixQuestions(streamedCount), direct);
     const rows: StreamRow[] = [
       { engine: "OpenAI-compatible (fake server)", database, service: streamed.times, model, stages: streamed.stages },
     ];
@@ -258,7 +260,7 @@ async function openai(database: BenchDatabase): Promise<StreamRow[]> {
       try {
         const relay: number[] = [];
         await turn(service.url, questions[0]!);
-        const times = await timesToFirst(asked(streamedCount), (q) => turn(service.url, q, relay));
+        const times = await timesToFirst(sixQuestions(streamedCount), (q) => turn(service.url, q, relay));
         rows.push({
           engine: "OpenAI-compatible (fake server), service in its own process",
           database,
