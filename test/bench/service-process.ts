@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { freePort, runScript, whenServing } from "../helpers/process.js";
 
 /** The service as `npm start` runs it (`src/main.ts`), in a process of its own. */
@@ -17,6 +18,13 @@ process.once("exit", () => {
   for (const kill of running) kill();
 });
 
+// Node's own flags of `npm start` (package.json), given to the process here too.
+const startFlags = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { scripts: { start: string } }
+).scripts.start
+  .split(/\s+/)
+  .filter((arg) => /^--[a-z-]+=/.test(arg));
+
 const whenReady = (url: string) => whenServing(`${url}/readyz`, undefined, 600_000, (res) => res.status === 200);
 
 /**
@@ -30,7 +38,7 @@ export async function startServiceProcess(env: Record<string, string>, profile?:
   const started = performance.now();
   const directory = process.env.BENCH_CPU_PROFILE;
   // Each thread (the trainer's too) writes a profile of its own, named by process and thread id, so one folder each.
-  const nodeArgs = profile && directory ? ["--cpu-prof", `--cpu-prof-dir=${directory}/${profile}`] : [];
+  const nodeArgs = [...startFlags, ...(profile && directory ? ["--cpu-prof", `--cpu-prof-dir=${directory}/${profile}`] : [])];
   const service = runScript("src/main.ts", [], { ...env, PORT: String(port) }, nodeArgs);
   const kill = () => service.child.kill("SIGKILL");
   running.add(kill);
