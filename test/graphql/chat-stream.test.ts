@@ -23,15 +23,21 @@ let streams: ChatStreams;
 const subscribe = (headers: Record<string, string>, variables: StreamChatSubscriptionVariables) =>
   streams.subscribe(headers, variables);
 
-beforeAll(async () => {
-  app = await startTestApp();
-  streams = chatStreams(app.url);
-  bank = await app.tenant("Stream Bank");
+/** A tenant whose knowledge is the help centre above. */
+async function helpedTenant(name: string): Promise<{ tenantId: string; apiKey: string }> {
+  const tenant = await app.tenant(name);
   const added = await app.request("/api/knowledge/sources", {
-    key: bank.apiKey,
+    key: tenant.apiKey,
     body: { type: "manual", title: "Help centre", content: faq },
   });
   expect(added.status).toBe(201);
+  return tenant;
+}
+
+beforeAll(async () => {
+  app = await startTestApp();
+  streams = chatStreams(app.url);
+  bank = await helpedTenant("Stream Bank");
 });
 afterAll(async () => {
   streams?.dispose();
@@ -133,12 +139,7 @@ describe("mutation chat", () => {
   });
 
   it("counts the answers it cannot ground from the last grounded one, beside what channels keep in the conversation", async () => {
-    const tenant = await app.tenant("Counting Bank");
-    const added = await app.request("/api/knowledge/sources", {
-      key: tenant.apiKey,
-      body: { type: "manual", title: "Help centre", content: faq },
-    });
-    expect(added.status).toBe(201);
+    const tenant = await helpedTenant("Counting Bank");
     const updated = await app.graphql(UpdateTenantDocument, { lowConfidenceEscalateAfter: 2 }, tenant.apiKey);
     expect(updated.data?.updateTenant.settings).toMatchObject({ lowConfidenceEscalateAfter: 2 });
     const ask = async (message: string, conversationId?: string) => {
