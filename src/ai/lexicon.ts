@@ -43,12 +43,29 @@ function root(word: string): string {
   return stem.length > 4 && stem.endsWith("li") ? stem.slice(0, -2) : stem;
 }
 
+// A knowledge base's passages and its customers' questions share a vocabulary of some tens of thousands of words, each
+// stemmed again in every new passage and question (Porter's steps were a twentieth of a new question's CPU): a word's
+// term is remembered. Made of what anyone may type, the map is emptied at this size rather than grow.
+const maxRememberedWords = 100_000;
+/** A word's term, or "" for a stop word. */
+const termOfWord = new Map<string, string>();
+
+function termOf(word: string): string {
+  let term = termOfWord.get(word);
+  if (term === undefined) {
+    term = stopWords.has(word) ? "" : /^\d/.test(word) ? word : root(word);
+    if (termOfWord.size >= maxRememberedWords) termOfWord.clear();
+    termOfWord.set(word, term);
+  }
+  return term;
+}
+
 /** The stemmed content words of a text, in order (repeats kept). */
 export function contentTerms(text: string): string[] {
   const out: string[] = [];
   for (const word of wordsOf(text)) {
-    if (stopWords.has(word)) continue;
-    out.push(/^\d/.test(word) ? word : root(word));
+    const term = termOf(word);
+    if (term) out.push(term);
   }
   return out;
 }
@@ -80,6 +97,8 @@ export interface Lexicon {
   profile(terms: Iterable<string>): Float32Array | null;
   /** -1..1: how alike two words are in what they are about (0 when either is too rare to tell). */
   association(a: string, b: string): number;
+  /** The other words whose association with `term` is at least `floor` (> 0), with it. */
+  associated(term: string, floor: number): Array<[word: string, association: number]>;
 }
 
 export class IntentLexicon implements Lexicon {
@@ -88,6 +107,10 @@ export class IntentLexicon implements Lexicon {
   private readonly profiles = new Map<string, Float32Array>();
   private readonly counts = new Map<string, number>();
   private readonly unseenIdf: number;
+  /** The words seen often enough to be associated. */
+  private readonly frequent: string[] = [];
+  /** Their profiles' squared lengths. */
+  private readonly frequentSquares: number[] = [];
 
   constructor(examples: Array<{ text: string; intent: string }>) {
     const intents = [...new Set(examples.map((e) => e.intent))];
@@ -111,6 +134,7 @@ export class IntentLexicon implements Lexicon {
       let total = 0;
       for (const c of row) total += c;
       this.counts.set(term, total);
+
       const centred = new Float32Array(row.length);
       let norm = 0;
       for (let i = 0; i < row.length; i++) {
@@ -120,6 +144,10 @@ export class IntentLexicon implements Lexicon {
       // The raw (unnormalised) centred distribution: how far a word leans away from the average is part of what it says.
       this.profiles.set(term, centred);
       if (!norm) this.profiles.delete(term);
+      else if (total >= minCountForAssociation) {
+        this.frequent.push(term);
+        this.frequentSquares.push(squaredLength(centred));
+      }
     }
   }
 
@@ -151,6 +179,30 @@ export class IntentLexicon implements Lexicon {
     if ((this.counts.get(a) ?? 0) < minCountForAssociation || (this.counts.get(b) ?? 0) < minCountForAssociation) return 0;
     return cosine(this.profiles.get(a)!, this.profiles.get(b)!);
   }
+
+  associated(term: string, floor: number): Array<[word: string, association: number]> {
+    const profile = this.profiles.get(term);
+    if (!profile || (this.counts.get(term) ?? 0) < minCountForAssociation) return [];
+    const squares = squaredLength(profile);
+    const out: Array<[string, number]> = [];
+    for (const [i, word] of this.frequent.entries()) {
+      if (word === term) continue;
+      // `cosine` with each frequent word's squared length summed once, not for each term: the same figures.
+      const other = this.profiles.get(word)!;
+      let dot = 0;
+      for (let d = 0; d < profile.length; d++) dot += profile[d]! * other[d]!;
+      const otherSquares = this.frequentSquares[i]!;
+      const association = squares && otherSquares ? dot / Math.sqrt(squares * otherSquares) : 0;
+      if (association >= floor) out.push([word, association]);
+    }
+    return out;
+  }
+}
+
+function squaredLength(v: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
+  return sum;
 }
 
 export function cosine(a: Float32Array | null, b: Float32Array | null): number {

@@ -99,7 +99,7 @@ function splitChunk(chunk: ContextChunk): Array<Omit<Sentence, "chunk">> {
       if (!raw) continue;
       const isQuestion = raw.endsWith("?") || questionPrefix.test(raw);
       const text = raw.replace(isQuestion ? questionPrefix : answerPrefix, "");
-      const own = passageTerms(text);
+      const own: ReadonlySet<string> = new Set(contentTerms(text));
       if (isQuestion) {
         question = own;
         block++;

@@ -137,55 +137,119 @@ function editDistanceAtMost(a: string, b: string, limit: number): boolean {
   return previous[b.length]! <= limit;
 }
 
-/** A misspelling of a word of some length ("recieve", "withdrawl") is the word; short words are too easily another word. */
-function typoOf(a: string, b: string): boolean {
-  if (a.length < 5 || b.length < 5 || /\d/.test(a) || /\d/.test(b)) return false;
-  return editDistanceAtMost(a, b, a.length >= 8 ? 2 : 1);
+/** The letters a word holds, one bit each (the others share one): an edit changes at most two of them. */
+function lettersOf(word: string): number {
+  let mask = 0;
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i) - 97;
+    mask |= c >= 0 && c < 26 ? 1 << c : 1 << 26;
+  }
+  return mask;
 }
 
-/** How well words carry a term: `strength` is called for every pair of words of a question and a passage. */
-// Pairs of words recur from question to question (a knowledge base has a vocabulary): remembered per lexicon, bounded.
-// By term, then word: a key made of the two words was a string built for every pair looked up.
-interface PairCache {
-  byTerm: Map<string, Map<string, number>>;
-  pairs: number;
+function bitCount(n: number): number {
+  let m = n - ((n >>> 1) & 0x55555555);
+  m = (m & 0x33333333) + ((m >>> 2) & 0x33333333);
+  return (Math.imul((m + (m >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
 }
-const pairCaches = new WeakMap<Lexicon, PairCache>();
-const maxRememberedPairs = 500_000;
 
+const hasDigit = /\d/;
+/** Misspellings are words of some length ("recieve", "withdrawl"): short words are too easily another word. */
+const typoMinLength = 5;
+
+/**
+ * A set's words that may be misspellings, as `strength` scans them: by length, with their letters, worked out once per
+ * set. `from[n]` is the first of length n or more (lengths past the last are at its end).
+ */
+interface Scanned {
+  words: string[];
+  letters: Int32Array;
+  from: Uint32Array;
+}
+
+const scannedSets = new WeakMap<ReadonlySet<string>, Scanned>();
+
+function scanned(words: ReadonlySet<string>): Scanned {
+  let scan = scannedSets.get(words);
+  if (!scan) {
+    const list = [...words].filter((w) => w.length >= typoMinLength && !hasDigit.test(w)).sort((a, b) => a.length - b.length);
+    const longest = list.at(-1)?.length ?? 0;
+    const from = new Uint32Array(longest + 2);
+    for (let n = 0, i = 0; n <= longest + 1; n++) {
+      while (i < list.length && list[i]!.length < n) i++;
+      from[n] = i;
+    }
+    scan = { words: list, letters: Int32Array.from(list, lettersOf), from };
+    scannedSets.set(words, scan);
+  }
+  return scan;
+}
+
+// Terms come from what customers type: the map of them is emptied past this size rather than grow.
+const maxRememberedTerms = 100_000;
+
+/** What `strength` needs of a term, worked out once: its associated words and their values, and how it is misspelt. */
+interface TermInfo {
+  associates: Array<[word: string, value: number]>;
+  /** The edit distance a misspelling may have; 0 for a term too short (or with a digit) to be misspelt. */
+  typoLimit: number;
+  letters: number;
+}
+
+const termsByLexicon = new WeakMap<Lexicon, Map<string, TermInfo>>();
+
+/**
+ * How well words carry a term: `strength` is called for every term of a question and every passage. A passage's words
+ * are a remembered set (`passageTerms`, never changed), so what a scan needs of them is kept with the set; a term's
+ * associated words come from the lexicon once per term (a few among its frequent words) and are looked up in the set,
+ * where comparing the term with each of a passage's words was the relevance model's largest cost on new questions.
+ */
 export class TermMatcher {
-  private readonly cache: PairCache;
+  private readonly terms: Map<string, TermInfo>;
 
   constructor(private readonly lexicon: Lexicon = bankingLexicon()) {
-    const cache = pairCaches.get(lexicon) ?? { byTerm: new Map(), pairs: 0 };
-    if (cache.pairs > maxRememberedPairs) {
-      cache.byTerm.clear();
-      cache.pairs = 0;
+    let terms = termsByLexicon.get(lexicon);
+    if (!terms || terms.size > maxRememberedTerms) {
+      terms = new Map();
+      termsByLexicon.set(lexicon, terms);
     }
-    pairCaches.set(lexicon, cache);
-    this.cache = cache;
+    this.terms = terms;
   }
 
-  /** How well a set of words carries a term: itself 1, a misspelling of it or a strongly associated word less. */
+  /**
+   * How well a set of words carries a term: itself 1, a misspelling of it (edit distance 1, or 2 for words of eight
+   * letters or more, transpositions counted as one) 0.85, a strongly associated word less.
+   */
   strength(term: string, words: ReadonlySet<string>): number {
     if (words.has(term)) return 1;
-    let known = this.cache.byTerm.get(term);
-    if (!known) {
-      known = new Map<string, number>();
-      this.cache.byTerm.set(term, known);
+    const info = this.#info(term);
+    const limit = info.typoLimit;
+    if (limit) {
+      const { words: list, letters, from } = scanned(words);
+      const last = from.length - 1;
+      const end = from[Math.min(term.length + limit + 1, last)]!;
+      for (let i = from[Math.min(term.length - limit, last)]!; i < end; i++) {
+        if (bitCount(letters[i]! ^ info.letters) <= 2 * limit && editDistanceAtMost(term, list[i]!, limit)) return typoWeight;
+      }
     }
     let best = 0;
-    for (const word of words) {
-      let value = known.get(word);
-      if (value === undefined) {
-        const association = this.lexicon.association(term, word);
-        value = typoOf(term, word) ? typoWeight : association >= associationFloor ? associationWeight * association : 0;
-        known.set(word, value);
-        this.cache.pairs++;
-      }
-      if (value > best) best = value;
-    }
+    for (const [word, value] of info.associates) if (value > best && words.has(word)) best = value;
     return best;
+  }
+
+  #info(term: string): TermInfo {
+    let info = this.terms.get(term);
+    if (!info) {
+      info = {
+        associates: this.lexicon
+          .associated(term, associationFloor)
+          .map(([word, association]) => [word, associationWeight * association]),
+        typoLimit: term.length < typoMinLength || hasDigit.test(term) ? 0 : term.length >= 8 ? 2 : 1,
+        letters: lettersOf(term),
+      };
+      this.terms.set(term, info);
+    }
+    return info;
   }
 }
 

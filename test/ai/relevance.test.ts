@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { bankingLexicon, contentTerms } from "../../src/ai/lexicon.js";
 import {
@@ -8,6 +9,7 @@ import {
   rankPassages,
   relevanceFeatures,
   relevanceModels,
+  TermMatcher,
 } from "../../src/ai/relevance.js";
 
 const faq = (question: string, body: string): Passage => ({ question, body, title: `Bank FAQ › ${question}`, similarity: 0.1 });
@@ -25,6 +27,58 @@ describe("the lexicon learned from customers' queries", () => {
     expect(lexicon.association(maximum!, limit!)).toBeGreaterThan(0.6);
     expect(lexicon.association(expired!, replace!)).toBeGreaterThan(0.6);
     expect(lexicon.association(maximum!, pin!)).toBeLessThan(0.3);
+  });
+});
+
+/** Edit distance with a transposition counted as one (optimal string alignment), computed in full. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i ? (j ? 0 : i) : j)));
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  return d[a.length]![b.length]!;
+}
+
+/** What a word is worth to a term, by the rule `strength` documents, one pair at a time. */
+function pairValue(term: string, word: string): number {
+  if (term === word) return 1;
+  const typo =
+    [term, word].every((w) => w.length >= 5 && !/\d/.test(w)) && editDistance(term, word) <= (term.length >= 8 ? 2 : 1);
+  const association = bankingLexicon().association(term, word);
+  return typo ? 0.85 : association >= 0.55 ? 0.75 * association : 0;
+}
+
+describe("how well a passage's words carry a question's term", () => {
+  it("is the best of its words by the pairwise rule: the word itself, a misspelling, an associated word", () => {
+    const matcher = new TermMatcher();
+    const [receive, maximum, transfer] = contentTerms("receive maximum transfer");
+    expect(matcher.strength(receive!, new Set(contentTerms("I did not recieve it")))).toBe(0.85);
+    expect(matcher.strength(transfer!, new Set(["tarnsfer"]))).toBe(0.85);
+    expect(matcher.strength(maximum!, new Set(contentTerms("the limit of the card")))).toBeCloseTo(
+      0.75 * bankingLexicon().association(maximum!, contentTerms("limit")[0]!),
+      12,
+    );
+    expect(matcher.strength("card", new Set(["cart"]))).toBe(0);
+
+    // Customers' questions' terms, and misspellings of them, against FAQ passages' words.
+    const queries = readFileSync(new URL("../../src/ai/data/banking77-train.csv", import.meta.url), "utf8")
+      .split("\n")
+      .slice(1, 400)
+      .map((line) => line.slice(0, line.lastIndexOf(",")));
+    const terms = [...new Set(queries.flatMap((q) => contentTerms(q)))];
+    const misspelt = terms
+      .filter((t) => t.length >= 5)
+      .map((t, i) => (i % 2 ? `${t.slice(0, 2)}${t[3]}${t[2]}${t.slice(4)}` : `${t}s`));
+    const passages = queries.slice(0, 60).map((q, i) => new Set(contentTerms(`${q} ${queries[i + 60]} ${queries[i + 120]}`)));
+    let compared = 0;
+    for (const term of [...terms, ...misspelt])
+      for (const words of passages) {
+        expect(matcher.strength(term, words)).toBe(Math.max(0, ...[...words].map((word) => pairValue(term, word))));
+        compared++;
+      }
+    expect(compared).toBeGreaterThan(10_000);
   });
 });
 
