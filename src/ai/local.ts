@@ -117,14 +117,16 @@ function splitChunk(chunk: ContextChunk): Array<Omit<Sentence, "chunk">> {
 // questions, hold about 10 MB.
 const rememberedChunks = 1_024;
 
-/**
- * The same chunks come back question after question: their split is remembered, as a passage's terms are. The key
- * joins the texts with a character that PostgreSQL's text never holds.
- */
+/** The same chunks come back question after question: their split is remembered, as a passage's terms are. */
 const splitOf = remembered(
   rememberedChunks,
-  (chunk: ContextChunk) => `${chunk.sourceTitle}\u0000${chunk.title ?? ""}\u0000${chunk.content}`,
-  (chunk): ReadonlyArray<Readonly<Omit<Sentence, "chunk">>> => splitChunk(chunk),
+  (chunk: ContextChunk) => chunk.content,
+  (chunk): { sourceTitle: string; title: string | null; sentences: ReadonlyArray<Readonly<Omit<Sentence, "chunk">>> } => ({
+    sourceTitle: chunk.sourceTitle,
+    title: chunk.title,
+    sentences: splitChunk(chunk),
+  }),
+  (split, chunk) => split.sourceTitle === chunk.sourceTitle && split.title === chunk.title,
 );
 
 type Match = (term: string) => number;
@@ -343,7 +345,7 @@ export class LocalEngine implements Engine {
     input.context.forEach((chunk, i) => {
       // FAQ units are answered whole or not at all (answerUnit): a sentence of one is never an answer on its own.
       if (chunk.similarity >= this.minSimilarity && !passageOf(chunk).question)
-        for (const s of splitOf(chunk)) sentences.push({ ...s, chunk: i });
+        for (const s of splitOf(chunk).sentences) sentences.push({ ...s, chunk: i });
     });
     const similarity = (s: Sentence) => Math.min(1, Math.max(0, input.context[s.chunk]!.similarity));
     const matcher = new TermMatcher();

@@ -1,5 +1,6 @@
 import { bankingLexicon, contentTerms, cosine, type Lexicon, passageProfile, passageTerms } from "./lexicon.js";
 import weights from "./relevance-weights.json" with { type: "json" };
+import { remembered } from "./remembered.js";
 import { encodeMeaning, meaningSimilarity } from "./semantic.js";
 
 /** A retrieved text as the relevance model reads it: an FAQ unit has its question apart from its answer. */
@@ -35,26 +36,40 @@ export function passageOf(chunk: {
   similarity: number;
   entry?: number | null;
 }): Passage {
-  const lines = chunk.content.split("\n");
-  const heading = chunk.title?.split(" › ").at(-1)?.trim();
-  // A chapter title with no text of its own ("Cards") may stand above the question.
-  const at = heading ? lines.slice(0, 3).findIndex((line) => line.trim() === heading) : -1;
-  const body =
-    at >= 0
-      ? lines
-          .slice(at + 1)
-          .join("\n")
-          .trim()
-      : "";
-  const unit = at >= 0 && body !== "";
+  const { question, body } = partsOf(chunk.content, chunk.title);
   return {
-    question: unit ? heading! : null,
-    body: unit ? body : chunk.content,
+    question,
+    body,
     title: chunk.title ?? chunk.sourceTitle,
     similarity: chunk.similarity,
-    entry: chunk.entry == null ? undefined : unit ? chunk.entry : 0,
+    entry: chunk.entry == null ? undefined : question !== null ? chunk.entry : 0,
   };
 }
+
+// A chunk is read as a passage by the search and again by the engine, question after question: its parts are
+// remembered, so that its body is one string whose hash the passages' caches have computed, not a new one each time.
+const rememberedPassages = 4_096;
+
+const partsOf = remembered(
+  rememberedPassages,
+  (content: string, _title: string | null) => content,
+  (content, title) => {
+    const lines = content.split("\n");
+    const heading = title?.split(" › ").at(-1)?.trim();
+    // A chapter title with no text of its own ("Cards") may stand above the question.
+    const at = heading ? lines.slice(0, 3).findIndex((line) => line.trim() === heading) : -1;
+    const body =
+      at >= 0
+        ? lines
+            .slice(at + 1)
+            .join("\n")
+            .trim()
+        : "";
+    const unit = at >= 0 && body !== "";
+    return { title, question: unit ? heading! : null, body: unit ? body : content };
+  },
+  (parts, _content, title) => parts.title === title,
+);
 
 /** The signals the model weighs, each about 0..1; the calibration script fits their weights on the development set. */
 export interface RelevanceFeatures {

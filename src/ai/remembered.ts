@@ -36,17 +36,22 @@ export class RecentlyUsed<T> {
  * profile): a knowledge base's passages come back question after question. At most `limit` keys are kept, the least
  * recently used forgotten first: on a knowledge base larger than the limit, forgetting all at once made every passage
  * in use computed again at each clear. The values are shared between callers, never to be changed.
+ *
+ * `holdsFor`, when given, tells whether a remembered value is still the one for these arguments: a chunk's text is
+ * the key that callers already hold (a key joining it with its titles was a new string, hashed again at each look-up),
+ * and its titles are compared with the value's.
  */
 export function remembered<A extends unknown[], T extends object | null>(
   limit: number,
   keyOf: (...args: A) => string,
   compute: (...args: A) => T,
+  holdsFor?: (value: T, ...args: A) => boolean,
 ): (...args: A) => T {
   const values = new RecentlyUsed<T>(limit);
   return (...args) => {
     const key = keyOf(...args);
     let value = values.get(key);
-    if (value === undefined) {
+    if (value === undefined || (holdsFor && !holdsFor(value, ...args))) {
       value = compute(...args);
       values.set(key, value);
     }

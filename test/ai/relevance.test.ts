@@ -165,4 +165,14 @@ describe("relevance features", () => {
       passageOf({ title: "Cards", sourceTitle: "Cards", content: "Our cards work abroad.", similarity: 0.2 }).question,
     ).toBeNull();
   });
+
+  it("reads the same text under another title by that title", () => {
+    const content = "How do I block my card?\nIn the app.";
+    const unit = { title: "Cards › How do I block my card?", sourceTitle: "Cards", content, similarity: 0.2 };
+    expect(passageOf(unit).body).toBe("In the app.");
+    // The same text in a chunk whose heading is not its first line: ordinary text.
+    expect(passageOf({ ...unit, title: "Cards" })).toMatchObject({ question: null, body: content, title: "Cards" });
+    expect(passageOf({ ...unit, title: null })).toMatchObject({ question: null, body: content, title: "Cards" });
+    expect(passageOf(unit).question).toBe("How do I block my card?");
+  });
 });

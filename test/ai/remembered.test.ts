@@ -34,6 +34,23 @@ describe("a remembered computation", () => {
     expect(calls).toBe(1);
   });
 
+  it("computes again when the value remembered under the key does not hold for the arguments", () => {
+    const computed: string[] = [];
+    const titled = remembered(
+      10,
+      (text: string, _title: string) => text,
+      (text, title) => {
+        computed.push(`${title}: ${text}`);
+        return { title, line: `${title}: ${text}` };
+      },
+      (value, _text, title) => value.title === title,
+    );
+    expect(titled("Lost cards", "Cards").line).toBe("Cards: Lost cards");
+    expect(titled("Lost cards", "Help").line).toBe("Help: Lost cards");
+    expect(titled("Lost cards", "Help").line).toBe("Help: Lost cards");
+    expect(computed).toEqual(["Cards: Lost cards", "Help: Lost cards"]);
+  });
+
   it("holds at most its limit, forgetting the least recently used key first", () => {
     const computed: string[] = [];
     const boxed = remembered(
