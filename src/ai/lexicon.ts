@@ -111,6 +111,8 @@ export class IntentLexicon implements Lexicon {
   private readonly frequent: string[] = [];
   /** Their profiles' squared lengths. */
   private readonly frequentSquares: number[] = [];
+  /** Their profiles, one row each, back to back: scanned for a term's associates. */
+  private readonly frequentProfiles: Float32Array;
 
   constructor(examples: Array<{ text: string; intent: string }>) {
     const intents = [...new Set(examples.map((e) => e.intent))];
@@ -149,6 +151,8 @@ export class IntentLexicon implements Lexicon {
         this.frequentSquares.push(squaredLength(centred));
       }
     }
+    this.frequentProfiles = new Float32Array(this.frequent.length * intents.length);
+    for (const [i, word] of this.frequent.entries()) this.frequentProfiles.set(this.profiles.get(word)!, i * intents.length);
   }
 
   idf(term: string): number {
@@ -185,12 +189,12 @@ export class IntentLexicon implements Lexicon {
     if (!profile || (this.counts.get(term) ?? 0) < minCountForAssociation) return [];
     const squares = squaredLength(profile);
     const out: Array<[string, number]> = [];
+    const rows = this.frequentProfiles;
     for (const [i, word] of this.frequent.entries()) {
       if (word === term) continue;
       // `cosine` with each frequent word's squared length summed once, not for each term: the same figures.
-      const other = this.profiles.get(word)!;
       let dot = 0;
-      for (let d = 0; d < profile.length; d++) dot += profile[d]! * other[d]!;
+      for (let d = 0, at = i * profile.length; d < profile.length; d++, at++) dot += profile[d]! * rows[at]!;
       const otherSquares = this.frequentSquares[i]!;
       const association = squares && otherSquares ? dot / Math.sqrt(squares * otherSquares) : 0;
       if (association >= floor) out.push([word, association]);
