@@ -395,4 +395,14 @@ describe("tenant isolation", () => {
     expect(untouched.status).toBe("open");
     expect(await app.services.db.prisma.message.count({ where: { conversationId: aConversation } })).toBe(1);
   });
+
+  it("keeps each tenant's scoped client, never one tenant's for another", async () => {
+    const { prisma } = app.services.db;
+    const asA = scopeToTenant(prisma, a.tenantId);
+    expect(scopeToTenant(prisma, a.tenantId)).toBe(asA);
+    const asB = scopeToTenant(prisma, b.tenantId);
+    expect(asB).not.toBe(asA);
+    expect(await asA.conversation.findUnique({ where: { id: aConversation } })).not.toBeNull();
+    expect(await scopeToTenant(prisma, b.tenantId).conversation.findUnique({ where: { id: aConversation } })).toBeNull();
+  });
 });
