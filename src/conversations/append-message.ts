@@ -1,4 +1,5 @@
 import { Prisma } from "../db/generated/prisma/client.js";
+import type { Statements } from "../db/statements.js";
 
 export type MessageRow = Prisma.MessageGetPayload<object>;
 
@@ -37,7 +38,7 @@ export function messageRow({ conversationMetadata: _, ...input }: NewMessage): M
  * unique index on `reply_to` decides, so of two runs storing a reply at once the second waits for the first's
  * transaction and stores nothing once it commits, with no lock taken beforehand.
  */
-export async function appendMessage(db: Pick<Prisma.TransactionClient, "$executeRaw">, input: NewMessage): Promise<MessageRow> {
+export async function appendMessage(db: Statements, input: NewMessage): Promise<MessageRow> {
   const row = messageRow(input);
   const merged = input.conversationMetadata
     ? Prisma.sql`, metadata = metadata || ${JSON.stringify(input.conversationMetadata)}::jsonb`

@@ -1,4 +1,5 @@
 import type { Prisma } from "../db/generated/prisma/client.js";
+import type { Statements } from "../db/statements.js";
 import { type MessageRow, messageRow, type NewMessage } from "./append-message.js";
 
 export type ConversationRow = Prisma.ConversationGetPayload<object>;
@@ -19,7 +20,7 @@ export type UnplacedMessage = Omit<NewMessage, "tenantId" | "conversationId">;
  * of theirs created it meanwhile (the `conversations_one_live_per_customer` index decides).
  */
 export async function startConversation(
-  db: Pick<Prisma.TransactionClient, "$executeRaw">,
+  db: Statements,
   conversation: NewConversation,
   first: UnplacedMessage,
 ): Promise<{ conversation: ConversationRow; message: MessageRow } | null> {

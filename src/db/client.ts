@@ -4,10 +4,13 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "./generated/prisma/client.js";
 import { openPGliteThread } from "./pglite-remote.js";
+import { directStatements, type Statements } from "./statements.js";
 
 /** Plain SQL next to Prisma: migrations, locking queries of the job queue, vector search. */
 export interface SqlRunner {
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /** A statement's count of the rows it wrote. */
+  run(text: string, params?: unknown[]): Promise<number>;
   exec(text: string): Promise<void>;
 }
 
@@ -15,6 +18,8 @@ export interface Database {
   kind: "pglite" | "postgres";
   prisma: PrismaClient;
   sql: SqlRunner;
+  /** Raw statements on `sql`, Prisma's way of writing them (src/db/statements.ts). */
+  statements: Statements;
   /** PGlite only: its data directory as a tarball, which `pgliteSeed` starts another database from. */
   dump?(): Promise<Blob>;
   close(): Promise<void>;
@@ -47,18 +52,23 @@ async function openPostgres(url: string, poolSize: number, poolTimeoutMs: number
   // process: pg emits it on the pool, and Prisma removes its own listener when it disconnects.
   pool.on("error", () => undefined);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const sql: SqlRunner = {
+    async query(text, params) {
+      const result = await pool.query(text, params as unknown[]);
+      return result.rows;
+    },
+    async run(text, params) {
+      return (await pool.query(text, params as unknown[])).rowCount ?? 0;
+    },
+    async exec(text) {
+      await pool.query(text);
+    },
+  };
   return {
     kind: "postgres",
     prisma,
-    sql: {
-      async query(text, params) {
-        const result = await pool.query(text, params as unknown[]);
-        return result.rows;
-      },
-      async exec(text) {
-        await pool.query(text);
-      },
-    },
+    sql,
+    statements: directStatements(sql),
     async close() {
       await prisma.$disconnect();
       await pool.end();
@@ -106,7 +116,8 @@ async function openPGlite(dir: string, seed: Blob | undefined): Promise<Database
   return {
     kind: "pglite",
     prisma,
-    sql: { query: lite.query, exec: lite.exec },
+    sql: { query: lite.query, run: lite.run, exec: lite.exec },
+    statements: directStatements(lite),
     dump: lite.dump,
     async close() {
       // The lock goes whatever the close met: a lock left behind refuses the next start.

@@ -70,6 +70,7 @@ export interface PGliteRemote {
   /** Prisma's driver adapter, whose statements run in the database's thread. */
   adapter: SqlDriverAdapterFactory;
   query<T>(text: string, params?: unknown[]): Promise<T[]>;
+  run(text: string, params?: unknown[]): Promise<number>;
   exec(text: string): Promise<void>;
   dump(): Promise<Blob>;
   close(): Promise<void>;
@@ -93,6 +94,7 @@ export async function openPGliteThread(dir: string, seed: Blob | undefined): Pro
       connect: async () => new RemoteAdapter(thread),
     },
     query: (text, params) => thread.ask({ op: "sql", text, params }),
+    run: (text, params) => thread.ask({ op: "run", text, params }),
     exec: (text) => thread.ask({ op: "exec", text }),
     dump: async () => new Blob([await thread.ask<ArrayBuffer>({ op: "dump" })]),
     async close() {

@@ -23,6 +23,7 @@ export type PGliteRequest =
   | { op: "commit"; tx: number }
   | { op: "rollback"; tx: number }
   | { op: "sql"; text: string; params?: unknown[] }
+  | { op: "run"; text: string; params?: unknown[] }
   | { op: "exec"; text: string }
   | { op: "dump" }
   | { op: "close" };
@@ -66,6 +67,8 @@ async function handle(request: PGliteRequest): Promise<unknown> {
     }
     case "sql":
       return (await lite.query(request.text, request.params)).rows;
+    case "run":
+      return (await lite.query(request.text, request.params)).affectedRows ?? 0;
     case "exec":
       await lite.exec(request.text);
       return null;

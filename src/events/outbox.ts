@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
 import { newId } from "../db/ids.js";
+import type { Statements } from "../db/statements.js";
 import type { JobQueue } from "../jobs/queue.js";
 import type { Topics } from "../realtime/pubsub.js";
 import type { EventType } from "./types.js";
@@ -11,6 +12,13 @@ export const deliveryQueue = "webhook.deliver";
 
 /** What recording needs of a transaction: plain or tenant-scoped alike. */
 export type OutboxTx = Pick<Prisma.TransactionClient, "$queryRaw" | "$executeRaw">;
+
+/** An event a write causes: its data made from what the write returned (null: no event). */
+interface EventOf<T> {
+  tenantId: string;
+  type: EventType;
+  data: (written: T) => object | null;
+}
 
 /** A client that can open a transaction (the plain Prisma client). */
 interface TransactionRunner {
@@ -103,26 +111,54 @@ export class EventOutbox {
   /**
    * Runs `write` and records the event (its data made from what `write` returned; null: no event) in one
    * transaction when an endpoint may want it; alone, without a transaction, when the tenant is known to have none
-   * (the common case on the chat path).
+   * (the common case on the chat path). A write of raw statements alone is then given `direct`, the service's own
+   * connection (`Database.statements`), where Prisma's request pipeline doubled a statement's CPU.
    */
+  withEvent<T>(db: TransactionRunner, event: EventOf<T>, write: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T>;
+  withEvent<T>(db: TransactionRunner, event: EventOf<T>, write: (tx: Statements) => Promise<T>, direct: Statements): Promise<T>;
   withEvent<T>(
     db: TransactionRunner,
-    event: { tenantId: string; type: EventType; data: (written: T) => object | null },
+    event: EventOf<T>,
     write: (tx: Prisma.TransactionClient) => Promise<T>,
+    direct?: Statements,
   ): Promise<T> {
-    return this.withEvents(db, event.tenantId, [event], write);
+    return this.#withEvents(db, event.tenantId, [event], write, direct);
   }
 
   /** `withEvent` for a write that causes several events, recorded in the order given. */
-  async withEvents<T>(
+  withEvents<T>(
     db: TransactionRunner,
     tenantId: string,
-    events: Array<{ type: EventType; data: (written: T) => object | null }>,
+    events: Array<Omit<EventOf<T>, "tenantId">>,
     write: (tx: Prisma.TransactionClient) => Promise<T>,
+  ): Promise<T>;
+  withEvents<T>(
+    db: TransactionRunner,
+    tenantId: string,
+    events: Array<Omit<EventOf<T>, "tenantId">>,
+    write: (tx: Statements) => Promise<T>,
+    direct: Statements,
+  ): Promise<T>;
+  withEvents<T>(
+    db: TransactionRunner,
+    tenantId: string,
+    events: Array<Omit<EventOf<T>, "tenantId">>,
+    write: (tx: Prisma.TransactionClient) => Promise<T>,
+    direct?: Statements,
+  ): Promise<T> {
+    return this.#withEvents(db, tenantId, events, write, direct);
+  }
+
+  async #withEvents<T>(
+    db: TransactionRunner,
+    tenantId: string,
+    events: Array<Omit<EventOf<T>, "tenantId">>,
+    write: (tx: Prisma.TransactionClient) => Promise<T>,
+    direct: Statements | undefined,
   ): Promise<T> {
     const known = this.#cache.get(tenantId);
     if (known && this.#fresh(known) && !events.some((e) => known.byType.has(e.type))) {
-      return write(db as unknown as Prisma.TransactionClient);
+      return write((direct ?? db) as unknown as Prisma.TransactionClient);
     }
     return db.$transaction(async (tx) => {
       const written = await write(tx);

@@ -4,6 +4,7 @@ import { appendMessage } from "../conversations/append-message.js";
 import { outboundText } from "../conversations/disclosure.js";
 import { listedQuestions } from "../conversations/offer.js";
 import type { Prisma } from "../db/generated/prisma/client.js";
+import type { Statements } from "../db/statements.js";
 import { publishActivity } from "../escalations/inbox.js";
 import { messageData } from "../events/payloads.js";
 import { type JobRecord, PermanentJobError } from "../jobs/queue.js";
@@ -39,7 +40,7 @@ export type ReplyTx = Pick<Prisma.TransactionClient, "$queryRaw" | "$executeRaw"
 const sendsLater = (reply: ReplyToStore) => !reply.undeliverable && sendsThroughProvider(reply.via?.channel ?? reply.channel);
 
 /** Stores the reply's message (AlreadyAnswered when the customer message it answers has its reply). */
-function appendReply(tx: ReplyTx, reply: ReplyToStore) {
+function appendReply(tx: Statements, reply: ReplyToStore) {
   const sends = sendsLater(reply);
   return appendMessage(tx, {
     id: reply.id,
@@ -112,6 +113,7 @@ export async function deliverReply(services: Services, reply: ReplyToStore): Pro
       services.db.prisma,
       { tenantId: reply.tenantId, type: event.type, data: () => event.data },
       (tx) => appendReply(tx, reply),
+      services.db.statements,
     );
   } else await services.db.prisma.$transaction((tx) => storeReply(services, tx, reply));
   announceReply(services, reply);

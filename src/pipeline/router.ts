@@ -5,8 +5,8 @@ import { appendMessage, type MessageRow } from "../conversations/append-message.
 import { answerToOffer, offeredPerson } from "../conversations/offer.js";
 import { type ConversationRow, startConversation, type UnplacedMessage } from "../conversations/start-conversation.js";
 import { finishedStatuses, humanStatuses, transitionConversation } from "../conversations/status.js";
-import type { Prisma } from "../db/generated/prisma/client.js";
 import { newId } from "../db/ids.js";
+import type { Statements } from "../db/statements.js";
 import { AppError, notFound } from "../errors.js";
 import { conversationData, messageData } from "../events/payloads.js";
 import type { Services } from "../services.js";
@@ -234,6 +234,7 @@ function startWith(services: Services, msg: InboundMessage, message: UnplacedMes
       { type: "message.received", data: (started) => started && messageData(started.message) },
     ],
     (tx) => startConversation(tx, conversation, message),
+    services.db.statements,
   );
 }
 
@@ -244,12 +245,11 @@ async function appendTo(
   conversation: ConversationRow,
   message: UnplacedMessage,
 ): Promise<MessageRow> {
-  const append = (tx: Prisma.TransactionClient) =>
-    appendMessage(tx, { ...message, tenantId: msg.tenantId, conversationId: conversation.id });
+  const append = (tx: Statements) => appendMessage(tx, { ...message, tenantId: msg.tenantId, conversationId: conversation.id });
   const event = { tenantId: msg.tenantId, type: "message.received" as const, data: messageData };
   if (conversation.status !== "resolved") {
     // The usual case, a conversation going on with no endpoint wanting the event, is one statement.
-    return services.events.withEvent(services.db.prisma, event, append);
+    return services.events.withEvent(services.db.prisma, event, append, services.db.statements);
   }
   return services.db.prisma.$transaction(async (tx) => {
     await transitionConversation(tx, conversation, "open", { actor: "customer", reason: "customer wrote again" });

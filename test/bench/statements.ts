@@ -20,7 +20,7 @@ function counting<T extends object>(prototype: T, method: keyof T, counts: (self
   });
 }
 
-const databaseRequests = new Set(["query", "execute", "script", "begin", "commit", "rollback", "sql", "exec"]);
+const databaseRequests = new Set(["query", "execute", "script", "begin", "commit", "rollback", "sql", "run", "exec"]);
 
 counting(pg.Client.prototype, "query", () => true);
 counting(

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Database, openDatabase } from "../../src/db/client.js";
+import { Prisma } from "../../src/db/generated/prisma/client.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.js";
 
 let database: TestDatabase;
@@ -62,6 +63,33 @@ describe("the database client", () => {
     expect(row!.at).toBeInstanceOf(Date);
     expect(row).toMatchObject({ n: 42, doc: { a: [1, 2] }, reals: [1.5, 2.5] });
     expect([...(row!.bytes as Uint8Array)]).toEqual([1, 2]);
+  });
+});
+
+describe("raw statements on the service's own connection", () => {
+  it("count the rows they wrote, with fragments and values as Prisma's $executeRaw takes them", async () => {
+    await db.sql.exec(`CREATE TABLE statements_probe (id int PRIMARY KEY, note text, at timestamp(3))`);
+    const insert = (id: number, note: string | null, extra = Prisma.empty) =>
+      db.statements.$executeRaw`INSERT INTO statements_probe (id, note) VALUES (${id}, ${note}) ON CONFLICT DO NOTHING${extra}`;
+    expect(await insert(1, "first")).toBe(1);
+    expect(await insert(1, "again")).toBe(0);
+    expect(await insert(2, null)).toBe(1);
+    expect(
+      await db.statements.$executeRaw(Prisma.sql`UPDATE statements_probe SET note = ${"both"} WHERE id = ANY(${[1, 2]})`),
+    ).toBe(2);
+    expect(await db.sql.query(`SELECT id, note FROM statements_probe ORDER BY id`)).toEqual([
+      { id: 1, note: "both" },
+      { id: 2, note: "both" },
+    ]);
+  });
+
+  it("write a date as Prisma does, whatever the process's time zone", async () => {
+    const at = new Date("2026-03-29T01:30:00.123Z");
+    await db.statements.$executeRaw`INSERT INTO statements_probe (id, at) VALUES (${10}, ${at})`;
+    await db.prisma.$executeRaw`INSERT INTO statements_probe (id, at) VALUES (${11}, ${at})`;
+    const rows = await db.prisma.$queryRaw<Array<{ id: number; at: Date }>>`
+      SELECT id, at FROM statements_probe WHERE id IN (10, 11) ORDER BY id`;
+    expect(rows.map((r) => r.at.toISOString())).toEqual([at.toISOString(), at.toISOString()]);
   });
 });
 

@@ -20,6 +20,10 @@ const counted = (): Pick<Database, "sql"> => ({
       statements++;
       return app.services.db.sql.query(text, params);
     },
+    run: (text, params) => {
+      statements++;
+      return app.services.db.sql.run(text, params);
+    },
     exec: (text) => app.services.db.sql.exec(text),
   },
 });
