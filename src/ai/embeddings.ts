@@ -13,6 +13,13 @@ export interface Embedder {
 /** The canonical embedding size (DESIGN §5): the `chunks.embedding` column and both vector indexes assume it. */
 export const embeddingDimensions = 1536;
 
+/** The sum of a vector's squared components, in order: its length squared, as cosines divide by. */
+export function squaredLength(v: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
+  return sum;
+}
+
 /** For the vector indexes' edges: a wrong-sized vector would otherwise fail deep inside them, or corrupt one. */
 export function checkEmbeddingSize(vector: ArrayLike<number>, what: string): void {
   if (vector.length !== embeddingDimensions) {
@@ -123,8 +130,7 @@ export class HashingEmbedder implements Embedder {
     const vector = new Float32Array(this.dimensions);
     this.#words.drainInto(vector, 1);
     this.#grams.drainInto(vector, gramWeight);
-    let norm = 0;
-    for (const v of vector) norm += v * v;
+    const norm = squaredLength(vector);
     if (norm > 0) {
       const scale = 1 / Math.sqrt(norm);
       for (let i = 0; i < vector.length; i++) vector[i]! *= scale;

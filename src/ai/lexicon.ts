@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { parse } from "csv-parse/sync";
 import { stemmer } from "stemmer";
+import { squaredLength } from "./embeddings.js";
 import { defaultIntents } from "./intents/defaults.js";
 import { remembered } from "./remembered.js";
 
@@ -170,9 +171,7 @@ export class IntentLexicon implements Lexicon {
       for (let i = 0; i < p.length; i++) sum[i]! += w * p[i]!;
     }
     if (!sum) return null;
-    let norm = 0;
-    for (const v of sum) norm += v * v;
-    norm = Math.sqrt(norm);
+    const norm = Math.sqrt(squaredLength(sum));
     if (!norm) return null;
     for (let i = 0; i < sum.length; i++) sum[i]! /= norm;
     return sum;
@@ -201,12 +200,6 @@ export class IntentLexicon implements Lexicon {
     }
     return out;
   }
-}
-
-function squaredLength(v: Float32Array): number {
-  let sum = 0;
-  for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
-  return sum;
 }
 
 export function cosine(a: Float32Array | null, b: Float32Array | null): number {

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { embeddingDimensions } from "../ai/embeddings.js";
+import { embeddingDimensions, squaredLength } from "../ai/embeddings.js";
 import type { VectorFile } from "./vector-file.js";
 
 // usearch's ES module finds its native build from __dirname or a stack trace, which fails once a
@@ -57,12 +57,6 @@ const rescoreFactor = 4;
  * 100,000, for two thirds of the search's time at 10,000 (test/bench/README.md).
  */
 const searchBreadth = (size: number) => Math.round(96 * Math.log10(Math.max(size, 1_000)) - 224);
-
-function squaredLength(v: Float32Array): number {
-  let sum = 0;
-  for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
-  return sum;
-}
 
 /** A query's components that are not zero: the offline embedder's hashed features leave most of 1,536 at zero. */
 interface Query {
