@@ -1,6 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { textsEncoded } from "./ai/semantic.js";
 import type { JobQueue } from "./jobs/queue.js";
+import type { SearchCounts } from "./knowledge/remembered-searches.js";
 
 export interface Metrics {
   registry: Registry;
@@ -12,7 +13,7 @@ export interface Metrics {
 }
 
 /** One registry per process (tests run several apps in one process, each with its own). */
-export function createMetrics(jobs: () => JobQueue): Metrics {
+export function createMetrics(jobs: () => JobQueue, searches: () => SearchCounts): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   new Gauge({
@@ -32,6 +33,18 @@ export function createMetrics(jobs: () => JobQueue): Metrics {
     collect() {
       this.reset();
       this.inc(textsEncoded());
+    },
+  });
+  new Counter({
+    name: "parley_knowledge_searches_total",
+    help: "Knowledge searches by result: searched, or remembered from the same question of the same knowledge",
+    labelNames: ["result"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const counts = searches();
+      this.inc({ result: "searched" }, counts.searched);
+      this.inc({ result: "remembered" }, counts.remembered);
     },
   });
   return {

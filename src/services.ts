@@ -23,6 +23,8 @@ import { JobQueue } from "./jobs/queue.js";
 import { warmTokenizer } from "./knowledge/chunk.js";
 import { DocumentReader } from "./knowledge/extraction-pool.js";
 import { FaqEntryModels } from "./knowledge/faq-entries.js";
+import { RememberedSearches } from "./knowledge/remembered-searches.js";
+import type { KnowledgeHit } from "./knowledge/search.js";
 import { TermIndex } from "./knowledge/term-index.js";
 import { createVectorIndex, type VectorIndex } from "./knowledge/vector-index.js";
 import { createLogger } from "./logger.js";
@@ -60,6 +62,8 @@ export interface Services {
   vectors: VectorIndex;
   /** Tenants' chunks by word, for the full-text half of knowledge search. */
   termIndex: TermIndex;
+  /** Recent knowledge searches' results, used while the tenant's knowledge stays as it was (remembered-searches.ts). */
+  searches: RememberedSearches<readonly KnowledgeHit[]>;
   /** Outbound HTTP to URLs tenants chose: internal addresses refused unless the operator opened them. */
   egress: Egress;
   /** Reads crawled pages and PDFs in worker threads, within the operator's caps. */
@@ -139,20 +143,24 @@ async function assemble(
   if (db.kind === "pglite") await jobs.releaseAbandoned();
   const events = keep("events", new EventOutbox({ pubsub: realtime.pubsub, jobs, config, logger }));
   events.start();
-  const metrics = createMetrics(() => jobs);
+  const searches = new RememberedSearches<readonly KnowledgeHit[]>();
+  const metrics = createMetrics(
+    () => jobs,
+    () => searches.counts,
+  );
   const trainer = keep("trainer", new ModelTrainer());
   const intents = new TenantIntentModels({ db, tenants, logger }, trainer);
-  const faqEntries = keep("faqEntries", new FaqEntryModels({ db, realtime, logger }, trainer));
+  const faqEntries = keep("faqEntries", new FaqEntryModels({ db, realtime, logger, searches }, trainer));
   faqEntries.start();
   const engine: Engine = config.OPENAI_API_KEY ? OpenAIEngine.fromConfig(config) : new LocalEngine();
   const embedder = createEmbedder(config);
   // Tenants' graphs are saved beside the embedded database, so that a restart loads them (DESIGN §5).
   const vectors = keep(
     "vectors",
-    await createVectorIndex({ db, realtime, logger }, config, { snapshotDir: `${config.DATA_DIR}/vector-index` }),
+    await createVectorIndex({ db, realtime, logger, searches }, config, { snapshotDir: `${config.DATA_DIR}/vector-index` }),
   );
   await vectors.start();
-  const termIndex = keep("termIndex", new TermIndex({ db, realtime, logger }));
+  const termIndex = keep("termIndex", new TermIndex({ db, realtime, logger, searches }));
   termIndex.start();
   // Retrieval re-ranks with it: learnt now, at start, rather than by the first customer's request.
   bankingLexicon();
@@ -199,6 +207,7 @@ async function assemble(
     embedder,
     vectors,
     termIndex,
+    searches,
     egress,
     reader,
     shutdown,

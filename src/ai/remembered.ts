@@ -24,6 +24,11 @@ export class RecentlyUsed<T> {
     return value;
   }
 
+  /** Forgets the key if it still holds `value`. */
+  delete(key: string, value: T): void {
+    if (this.#values.get(key) === value) this.#values.delete(key);
+  }
+
   set(key: string, value: T): void {
     this.#values.delete(key);
     if (this.#values.size >= this.limit) this.#values.delete(this.#values.keys().next().value!);

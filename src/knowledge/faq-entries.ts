@@ -4,6 +4,7 @@ import { passageOf } from "../ai/relevance.js";
 import type { EntryTexts, ModelTrainer } from "../ai/trainer.js";
 import type { Database } from "../db/client.js";
 import type { RealtimeBus } from "../realtime/pubsub.js";
+import type { KnowledgeChanges } from "./remembered-searches.js";
 
 // Training costs about 60 × 2 × 512 multiply-adds per text and entry (seconds for a 70-entry FAQ). Past this many
 // texts × entries (about 200 entries) the tenant's answers go without the classifier rather than wait minutes for it.
@@ -26,6 +27,8 @@ export interface FaqEntryDeps {
   db: Database;
   realtime: RealtimeBus;
   logger: Logger;
+  /** Told when a tenant's classifier changes: searches rank with it. */
+  searches: KnowledgeChanges;
 }
 
 /** What stands for an FAQ entry in training: its question, the question with its answer, and the answer's sentences. */
@@ -142,7 +145,9 @@ export class FaqEntryModels {
         return this.#load(tenantId);
       })
       .then((entries) => {
+        const before = this.#models.get(tenantId);
         this.#models.set(tenantId, entries);
+        if ((before?.model ?? null) !== entries.model) this.deps.searches.changed(tenantId);
         return entries;
       })
       .finally(() => {

@@ -38,11 +38,21 @@ function fuse(rankings: string[][]): Map<string, number> {
 /**
  * Hybrid search of one tenant's knowledge base (DESIGN §5): nearest neighbours from the vector
  * index and PostgreSQL full-text matches (those sharing the most words first), fused by reciprocal rank, then
- * re-ranked by the relevance model. The tenant filter comes first in both halves.
+ * re-ranked by the relevance model. The tenant filter comes first in both halves. A question asked before, of
+ * knowledge that has not changed since, gets the result found then (src/knowledge/remembered-searches.ts): frozen,
+ * as callers share it.
  */
-export async function searchKnowledge(services: Services, tenantId: string, query: string, topK = 5): Promise<KnowledgeHit[]> {
+export function searchKnowledge(services: Services, tenantId: string, query: string, topK = 5): Promise<readonly KnowledgeHit[]> {
   const text = query.trim();
-  if (!text) return [];
+  if (!text) return Promise.resolve([]);
+  return services.searches.recall(tenantId, `${topK}\n${text}`, async () => {
+    const hits = await search(services, tenantId, text, topK);
+    for (const hit of hits) Object.freeze(hit);
+    return Object.freeze(hits);
+  });
+}
+
+async function search(services: Services, tenantId: string, text: string, topK: number): Promise<KnowledgeHit[]> {
   const candidates = Math.max(topK * candidateFactor, poolSize);
   const [queryVector] = await services.embedder.embed([text]);
   const [vectorHits, textHits] = await Promise.all([

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { Database } from "../db/client.js";
 import type { RealtimeBus } from "../realtime/pubsub.js";
+import type { KnowledgeChanges } from "./remembered-searches.js";
 import { addContribution, byteOrder, finalRank, parseTsvector, rankContribution } from "./term-ranking.js";
 
 /** The options a deployment or a test may change; the defaults are what a service runs with. */
@@ -122,6 +123,14 @@ interface TenantState {
 // page of 500 is tens of milliseconds of it.
 const pageSize = 500;
 
+export interface TermIndexDeps {
+  db: Database;
+  realtime: RealtimeBus;
+  logger: Logger;
+  /** Told of every change of a tenant's chunks it learns of; the index and the database rank alike, so not of its builds. */
+  searches: KnowledgeChanges;
+}
+
 /**
  * The full-text half of knowledge search, held in memory per tenant: the database's statement ranked every match
  * of a question's words on every request (a fifth of a chat request's CPU on the embedded database, more of the
@@ -131,7 +140,7 @@ const pageSize = 500;
  * changes have stopped for a moment; a lost announcement is made good by the comparison every `rebuildMs`.
  */
 export class TermIndex {
-  readonly #deps: { db: Database; realtime: RealtimeBus; logger: Logger };
+  readonly #deps: TermIndexDeps;
   readonly #maxChunks: number;
   readonly #maxPostings: number;
   readonly #quietMs: number;
@@ -143,7 +152,7 @@ export class TermIndex {
   #listening: Promise<void> = Promise.resolve();
   #stopped = false;
 
-  constructor(deps: { db: Database; realtime: RealtimeBus; logger: Logger }, options: TermIndexOptions = {}) {
+  constructor(deps: TermIndexDeps, options: TermIndexOptions = {}) {
     this.#deps = deps;
     this.#maxChunks = options.maxChunks ?? 25_000;
     this.#maxPostings = options.maxPostings ?? 6_000_000;
@@ -176,6 +185,7 @@ export class TermIndex {
     state.terms = null;
     state.generation++;
     state.nextBuildAt = Math.max(now + this.#quietMs, state.builtAt + 10 * this.#quietMs);
+    this.#deps.searches.changed(tenantId);
   }
 
   /** The tenant's current index, or null (the caller asks the database), starting a build when one is due. */
@@ -216,8 +226,12 @@ export class TermIndex {
         const fingerprint = `${chunks?.n ?? 0}:${chunks?.last ?? ""}`;
         // The periodic look for a lost announcement: nothing to rebuild while the chunks are those it was built from.
         if (state.terms && fingerprint === state.fingerprint) return;
-        // A change this instance did not hear of: the database answers until the rebuild is done.
-        state.terms = null;
+        // A change this instance did not hear of: the database answers until the rebuild is done, and searches the
+        // index answered are not to be used again.
+        if (state.terms) {
+          state.terms = null;
+          this.#deps.searches.changed(tenantId);
+        }
         if ((chunks?.n ?? 0) > this.#maxChunks) {
           state.nextBuildAt = started + 10 * this.#rebuildMs;
           return;

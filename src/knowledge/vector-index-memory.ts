@@ -172,6 +172,7 @@ export class MemoryVectorIndex implements VectorIndex {
         if (state.vectors) apply(state.vectors);
         state.dirty = true;
         this.#noteApplied(state, version);
+        this.#deps.searches.changed(tenantId);
       });
     }
     await this.#deps.realtime.pubsub.publish("vectors:changed", { tenantId, ...change, version, origin: this.#origin });
@@ -183,16 +184,20 @@ export class MemoryVectorIndex implements VectorIndex {
     this.#enqueue(state, async () => {
       const { vectors } = state;
       if (!vectors || change.version <= state.applied || state.ahead.has(change.version)) return;
-      vectors.remove(change.removed);
-      const found = new Set<string>();
-      for await (const rows of chunkPages(this.#deps.db, change.tenantId, change.added)) {
-        await insertInSlices(vectors, rows);
-        for (const id of rows.ids) found.add(id);
+      try {
+        vectors.remove(change.removed);
+        const found = new Set<string>();
+        for await (const rows of chunkPages(this.#deps.db, change.tenantId, change.added)) {
+          await insertInSlices(vectors, rows);
+          for (const id of rows.ids) found.add(id);
+        }
+        // Added there and deleted since: the deletion's own announcement may come later, or never.
+        vectors.remove(change.added.filter((id) => !found.has(id)));
+        state.dirty = true;
+        this.#noteApplied(state, change.version);
+      } finally {
+        this.#deps.searches.changed(change.tenantId);
       }
-      // Added there and deleted since: the deletion's own announcement may come later, or never.
-      vectors.remove(change.added.filter((id) => !found.has(id)));
-      state.dirty = true;
-      this.#noteApplied(state, change.version);
     }).catch((err: unknown) => this.#deps.logger.error({ err, tenantId: change.tenantId }, "could not apply a vector change"));
   }
 
@@ -227,6 +232,16 @@ export class MemoryVectorIndex implements VectorIndex {
    * least every change up to it.
    */
   async #load(state: TenantState, snapshot: { vectors: TenantVectors; version: number } | null): Promise<void> {
+    // Searches wait for a tenant's first load; a later one (catching up) changes vectors they have read.
+    if (!state.ready) return this.#makeCurrent(state, snapshot);
+    try {
+      await this.#makeCurrent(state, snapshot);
+    } finally {
+      this.#deps.searches.changed(state.tenantId);
+    }
+  }
+
+  async #makeCurrent(state: TenantState, snapshot: { vectors: TenantVectors; version: number } | null): Promise<void> {
     const { tenantId } = state;
     const started = Date.now();
     const [row] = await this.#deps.db.sql.query<{ version: number }>(
@@ -336,6 +351,7 @@ export class MemoryVectorIndex implements VectorIndex {
         const version = versions.get(tenantId) ?? 0;
         if (version < state.applied) {
           this.#tenants.delete(tenantId);
+          this.#deps.searches.changed(tenantId);
           // Queued behind anything still running on the tenant's vectors.
           void this.#enqueue(state, async () => {
             state.vectors?.file.close();

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Database } from "../db/client.js";
 import type { Topics } from "../realtime/pubsub.js";
+import type { KnowledgeChanges } from "./remembered-searches.js";
 import { MemoryVectorIndex, type MemoryVectorIndexOptions } from "./vector-index-memory.js";
 import { hasPgvector, PgvectorIndex } from "./vector-index-pgvector.js";
 
@@ -40,6 +41,8 @@ export interface VectorIndexDeps {
   db: Database;
   realtime: { pubsub: PubSub<Topics> };
   logger: Logger;
+  /** Told when what a tenant's searches find here may have changed (the memory index's vectors; pgvector reads the database's). */
+  searches: KnowledgeChanges;
 }
 
 /**

@@ -169,8 +169,8 @@ async function measure(kind: "memory" | "pgvector", database: BenchDatabase, dat
     // and pgvector's build is its creation over them (`start()`), as the memory index builds its own.
     await app.services.db.sql.exec(`DROP INDEX IF EXISTS "chunks_embedding_hnsw_idx"`);
     const ids = await loadChunks(app.services, tenantId, data);
-    const { db, realtime, logger } = app.services;
-    const open = () => createVectorIndex({ db, realtime, logger }, { VECTOR_INDEX: kind }, { snapshotDir });
+    const { db, realtime, logger, searches } = app.services;
+    const open = () => createVectorIndex({ db, realtime, logger, searches }, { VECTOR_INDEX: kind }, { snapshotDir });
     const ready = async () => {
       const index = await open();
       const rssBefore = residentMemory();

@@ -15,7 +15,10 @@ const indexes: TermIndex[] = [];
 
 /** An index of its own, which hears the service's announcements unless `deaf` (as after a lost one). */
 function termIndex(options: TermIndexOptions, deaf = false): TermIndex {
-  const index = new TermIndex({ db: app.services.db, realtime: app.services.realtime, logger: app.services.logger }, options);
+  const index = new TermIndex(
+    { db: app.services.db, realtime: app.services.realtime, logger: app.services.logger, searches: app.services.searches },
+    options,
+  );
   if (!deaf) index.start();
   indexes.push(index);
   return index;
@@ -37,7 +40,7 @@ beforeAll(async () => {
   app = await startTestApp();
   bank = await app.tenant("Term Index Bank");
   databaseOnly = new TermIndex(
-    { db: app.services.db, realtime: app.services.realtime, logger: app.services.logger },
+    { db: app.services.db, realtime: app.services.realtime, logger: app.services.logger, searches: app.services.searches },
     { maxChunks: -1 },
   );
   await ingestAnswerSet(app, bank, set);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { type Database, openDatabase } from "../../src/db/client.js";
 import { migrate } from "../../src/db/migrate.js";
+import { RememberedSearches } from "../../src/knowledge/remembered-searches.js";
 import { createVectorIndex, type VectorIndex, type VectorIndexDeps } from "../../src/knowledge/vector-index.js";
 import type { MemoryVectorIndexOptions } from "../../src/knowledge/vector-index-memory.js";
 import { efSearch, PgvectorIndex, searchesExactly, tenantGraphName } from "../../src/knowledge/vector-index-pgvector.js";
@@ -105,7 +106,7 @@ describe.each(implementations)("the $name vector index", ({ VECTOR_INDEX }) => {
     testDb = await createTestDatabase();
     db = await openDatabase(testDb);
     await migrate(db.sql);
-    deps = { db, realtime: createRealtimeBus(undefined), logger };
+    deps = { db, realtime: createRealtimeBus(undefined), logger, searches: new RememberedSearches() };
     index = await createVectorIndex(deps, { VECTOR_INDEX });
     await index.start();
     for (const [tenantId, points] of [
@@ -346,7 +347,7 @@ describe("a memory index restarted over its snapshot", () => {
   const otherTenant = "ten_snap_other";
   const open = async (snapshotDir?: string, log = logger) => {
     const index = await createVectorIndex(
-      { db, realtime: createRealtimeBus(undefined), logger: log },
+      { db, realtime: createRealtimeBus(undefined), logger: log, searches: new RememberedSearches() },
       { VECTOR_INDEX: "memory" },
       { snapshotDir },
     );
@@ -435,18 +436,18 @@ describe("createVectorIndex", () => {
   });
 
   it.runIf(!serverMode || !pgvectorHere)("chooses memory on PGlite and on a server without pgvector", async () => {
-    const deps = { db, realtime: createRealtimeBus(undefined), logger };
+    const deps = { db, realtime: createRealtimeBus(undefined), logger, searches: new RememberedSearches() };
     expect((await createVectorIndex(deps, loadConfig({}))).kind).toBe("memory");
   });
 
   it.runIf(serverMode && pgvectorHere)("chooses pgvector on a server with the extension", async () => {
-    const deps = { db, realtime: createRealtimeBus(undefined), logger };
+    const deps = { db, realtime: createRealtimeBus(undefined), logger, searches: new RememberedSearches() };
     expect((await createVectorIndex(deps, loadConfig({}))).kind).toBe("pgvector");
     expect((await createVectorIndex(deps, loadConfig({ VECTOR_INDEX: "memory" }))).kind).toBe("memory");
   });
 
   it.runIf(serverMode && !pgvectorHere)("refuses pgvector on a server without the extension", async () => {
-    const deps = { db, realtime: createRealtimeBus(undefined), logger };
+    const deps = { db, realtime: createRealtimeBus(undefined), logger, searches: new RememberedSearches() };
     const index = await createVectorIndex(deps, loadConfig({ VECTOR_INDEX: "pgvector" }));
     await expect(index.start()).rejects.toThrow(/needs the pgvector extension/);
   });
@@ -497,7 +498,11 @@ describe.each(buses)("two memory indexes on one database, through $name", ({ red
   const tenant = `ten_shared_${randomBytes(4).toString("hex")}`;
 
   const instance = async (bus: RealtimeBus, options: MemoryVectorIndexOptions) => {
-    const index = await createVectorIndex({ db, realtime: bus, logger }, { VECTOR_INDEX: "memory" }, options);
+    const index = await createVectorIndex(
+      { db, realtime: bus, logger, searches: new RememberedSearches() },
+      { VECTOR_INDEX: "memory" },
+      options,
+    );
     await index.start();
     instances.push(index);
     return index;
