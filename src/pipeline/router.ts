@@ -1,5 +1,5 @@
 import { defaultIntentClassifier } from "../ai/intents/defaults.js";
-import { predictIntents } from "../ai/intents/predict.js";
+import { predictMessage } from "../ai/intents/predict.js";
 import type { TenantIntents } from "../ai/intents/tenant.js";
 import { appendMessage, type MessageRow } from "../conversations/append-message.js";
 import { answerToOffer, offeredPerson } from "../conversations/offer.js";
@@ -49,7 +49,7 @@ export async function classifyIntent(services: Services, tenantId: string, text:
   const meta = model.meta.get(prediction.intent);
   const intent = { ...prediction, agentType: meta?.agentType ?? "faq", urgent: meta?.urgent ?? false };
   if (!model.builtInEscalations.size) return intent;
-  const builtIn = defaultIntentClassifier().classify(text);
+  const builtIn = await predictMessage(defaultIntentClassifier(), text);
   const escalation = model.builtInEscalations.get(builtIn.intent);
   if (!escalation || builtIn.confidence < escalationConfidence) return intent;
   // Both hand over: the surer one names the reason ("my card was stolen" is a stolen card before it is the tenant's
@@ -69,8 +69,7 @@ async function predict(services: Services, model: TenantIntents, text: string): 
       );
     }
   }
-  const [prediction] = await predictIntents(model.classifier, [text], { remember: true });
-  return prediction!;
+  return predictMessage(model.classifier, text);
 }
 
 /**

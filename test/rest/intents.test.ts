@@ -216,6 +216,22 @@ describe("escalation once a tenant defines its own intents", () => {
     expect(status).toBe("open");
   });
 
+  it("classifies a message asked before anew once the tenant's intents change", async () => {
+    const message = "how do I order a new chequebook";
+    const before = await chat(own, message);
+    expect(before.reply.metadata.intent).not.toBe("chequebook");
+    // Asked again, the same prediction (remembered for the classifier that made it).
+    expect((await chat(own, message)).reply.metadata.intent).toBe(before.reply.metadata.intent);
+    await define(own, "chequebook", [
+      "order a chequebook",
+      "I need a new chequebook",
+      "request a cheque book",
+      "how can I get more cheques",
+      "send me a book of cheques",
+    ]);
+    expect((await chat(own, message)).reply.metadata.intent).toBe("chequebook");
+  });
+
   it("escalates an intent the tenant marks urgent", async () => {
     const { reply, status } = await chat(own, "someone else logged into my online banking");
     expect(reply.metadata).toMatchObject({ intent: "account_takeover", agentType: "handoff" });
