@@ -34,7 +34,7 @@ export interface AnswerInput {
   style: ChannelStyle;
   message: string;
   history: Turn[];
-  context: ContextChunk[];
+  context: readonly ContextChunk[];
   /** Mask the customer's PII before it leaves for a model server (the tenant's setting); engines that keep it local ignore it. */
   redact?: boolean;
   /** Aborting stops generation: `answer` rejects with an AbortError after the deltas sent so far. */
@@ -49,11 +49,11 @@ export interface AnswerInput {
    * together, and the knowledge found for them (src/pipeline/follow-up.ts). `first`: to be read so before the message
    * alone (it refers back); else only when the message alone is not answered (it carries on, and may stand alone).
    */
-  followUp?: { question: string; context: ContextChunk[]; first: boolean };
+  followUp?: { question: string; context: readonly ContextChunk[]; first: boolean };
 }
 
 /** The context an engine that reads the whole conversation is given: a follow-up's knowledge first, then the message's. */
-export function contextOf(input: AnswerInput): ContextChunk[] {
+export function contextOf(input: AnswerInput): readonly ContextChunk[] {
   if (!input.followUp) return input.context;
   const all = [...input.followUp.context, ...input.context];
   return all.filter((c, i) => all.findIndex((o) => o.sourceId === c.sourceId && o.content === c.content) === i);

@@ -10,7 +10,7 @@ import {
   rankPassages,
   TermMatcher,
 } from "./relevance.js";
-import { remembered } from "./remembered.js";
+import { RecentlyUsed, remembered } from "./remembered.js";
 
 export interface LocalEngineOptions {
   /** Chunks less similar than this are noise from the embedder and are not read at all. */
@@ -261,6 +261,14 @@ function decline(input: AnswerInput, passages: Passage[], ranked: Ranked): Answe
   return { text, tokensUsed: countTokens(text), grounded: false, sources: [], ...(suggestions.length ? { suggestions } : {}) };
 }
 
+/** An answer shared by the questions that get it: any change would reach the others. */
+function freezeAnswer(answer: Answer): Answer {
+  for (const source of answer.sources) Object.freeze(source);
+  Object.freeze(answer.sources);
+  if (answer.suggestions) Object.freeze(answer.suggestions);
+  return Object.freeze(answer);
+}
+
 /**
  * The offline engine (DESIGN §4): extractive, not generative. It quotes the context's sentences that best match
  * the question, with their source, and says it does not know when nothing matches well enough. It follows no
@@ -268,6 +276,8 @@ function decline(input: AnswerInput, passages: Passage[], ranked: Ranked): Answe
  */
 export class LocalEngine implements Engine {
   readonly name = "local-extractive";
+  /** Answers composed by context (src/pipeline/retriever.ts gives a remembered search's the same array), then question. */
+  readonly #answers = new WeakMap<readonly ContextChunk[], RecentlyUsed<Answer>>();
   private readonly minSimilarity: number;
   private readonly minCoverage: number;
 
@@ -280,18 +290,7 @@ export class LocalEngine implements Engine {
 
   async answer(input: AnswerInput, onDelta?: (text: string) => void): Promise<Answer> {
     if (input.signal?.aborted) throw abortError();
-    const passages = input.context.map(passageOf);
-    const ranked = await rankPassages(input.message, passages);
-    // A follow-up that refers back ("is it free?") is read with the question it leans on first: alone, "it" could be
-    // anything. One that only carries on ("and how do I reset my PIN?") is read so only when it is not answered alone.
-    const followUp = input.followUp;
-    const together = async () =>
-      followUp ? this.grounded({ ...input, message: followUp.question, context: followUp.context }) : null;
-    const answer =
-      (followUp?.first && (await together())) ||
-      this.groundedBy(input, passages, ranked) ||
-      (followUp && !followUp.first && (await together())) ||
-      decline(input, passages, ranked);
+    const answer = await this.remembered(input);
     for (const group of wordGroups(answer.text)) {
       // Yielding between groups lets a stream flush each one and an abort land between them.
       await new Promise((resolve) => setImmediate(resolve));
@@ -299,6 +298,44 @@ export class LocalEngine implements Engine {
       onDelta?.(group);
     }
     return answer;
+  }
+
+  /**
+   * The answer is the same for the same question, context, channel style and choice of offers (the engine reads
+   * nothing else): a question asked again of a remembered search (src/knowledge/remembered-searches.ts) comes with
+   * the same context, the same array, and gets the answer composed the first time. A follow-up's, read with the
+   * question before it, is composed each time.
+   */
+  private async remembered(input: AnswerInput): Promise<Answer> {
+    if (input.followUp) return this.compute(input);
+    let known = this.#answers.get(input.context);
+    if (!known) {
+      known = new RecentlyUsed(8);
+      this.#answers.set(input.context, known);
+    }
+    const { channel, maxTokens, plainText } = input.style;
+    const key = `${channel}\n${maxTokens}\n${plainText}\n${input.offerChoices !== false}\n${input.message}`;
+    const answer = known.get(key);
+    if (answer) return answer;
+    const computed = freezeAnswer(await this.compute(input));
+    known.set(key, computed);
+    return computed;
+  }
+
+  private async compute(input: AnswerInput): Promise<Answer> {
+    const passages = input.context.map(passageOf);
+    const ranked = await rankPassages(input.message, passages);
+    // A follow-up that refers back ("is it free?") is read with the question it leans on first: alone, "it" could be
+    // anything. One that only carries on ("and how do I reset my PIN?") is read so only when it is not answered alone.
+    const followUp = input.followUp;
+    const together = async () =>
+      followUp ? this.grounded({ ...input, message: followUp.question, context: followUp.context }) : null;
+    return (
+      (followUp?.first && (await together())) ||
+      this.groundedBy(input, passages, ranked) ||
+      (followUp && !followUp.first && (await together())) ||
+      decline(input, passages, ranked)
+    );
   }
 
   /** The answer the context grounds, or null. */

@@ -17,7 +17,7 @@ function sourceElement(chunk: ContextChunk): string {
   return `<source ${attributes.join(" ")}>\n${escapeXml(chunk.content.trim())}\n</source>`;
 }
 
-export function contextBlock(context: ContextChunk[]): string {
+export function contextBlock(context: readonly ContextChunk[]): string {
   const body = context.length ? context.map(sourceElement).join("\n") : "(no documents matched this question)";
   return `<context>\n${body}\n</context>`;
 }

@@ -125,7 +125,7 @@ function retrieverStage(
   took: StageTimings,
   msg: InboundMessage,
   routed: Extract<Routed, { duplicate: false }>,
-  search: { settings: AnswerSettings; knowledge: Promise<ContextChunk[]>; text: string | null },
+  search: { settings: AnswerSettings; knowledge: Promise<readonly ContextChunk[]>; text: string | null },
 ): Promise<Retrieved> {
   const { conversation, customerMessage } = routed;
   return timed(services, took, "retriever", msg.channel, () =>

@@ -1,16 +1,16 @@
 import type { ContextChunk, Turn } from "../ai/engine.js";
 import { countTokens } from "../knowledge/chunk.js";
-import { searchKnowledge } from "../knowledge/search.js";
+import { type KnowledgeHit, searchKnowledge } from "../knowledge/search.js";
 import type { Services } from "../services.js";
 import { type AnswerSettings, answerSettings, searchTextOf } from "./answer-settings.js";
 import { followUpOf } from "./follow-up.js";
 import type { InboundMessage } from "./inbound.js";
 
 export interface Retrieved {
-  context: ContextChunk[];
+  context: readonly ContextChunk[];
   history: Turn[];
   /** A message that leans on the question before it, read with it, and the knowledge found for both (follow-up.ts). */
-  followUp?: { question: string; context: ContextChunk[]; first: boolean };
+  followUp?: { question: string; context: readonly ContextChunk[]; first: boolean };
 }
 
 export const retrievalTopK = 5;
@@ -35,10 +35,25 @@ async function recentHistory(services: Services, tenantId: string, conversationI
   return turns;
 }
 
-/** The tenant's knowledge for the question: hybrid search, top-k, as the engine receives it. */
-export async function retrieveKnowledge(services: Services, tenantId: string, text: string): Promise<ContextChunk[]> {
+/**
+ * Contexts by the search result they were made of: a remembered search's hits give the same context, the same array,
+ * which is what lets the offline engine know the answer it composed from it before (src/ai/local.ts).
+ */
+const contexts = new WeakMap<readonly KnowledgeHit[], readonly ContextChunk[]>();
+
+/** The tenant's knowledge for the question: hybrid search, top-k, as the engine receives it. Shared, never to be changed. */
+export async function retrieveKnowledge(services: Services, tenantId: string, text: string): Promise<readonly ContextChunk[]> {
   const hits = await searchKnowledge(services, tenantId, text, retrievalTopK);
-  return hits.map((h) => ({
+  let context = contexts.get(hits);
+  if (!context) {
+    context = Object.freeze(hits.map(contextOf));
+    contexts.set(hits, context);
+  }
+  return context;
+}
+
+function contextOf(h: KnowledgeHit): ContextChunk {
+  return Object.freeze({
     sourceId: h.sourceId,
     sourceTitle: h.sourceTitle,
     title: h.title,
@@ -47,13 +62,13 @@ export async function retrieveKnowledge(services: Services, tenantId: string, te
     content: h.content,
     similarity: h.similarity,
     entry: h.entry,
-  }));
+  });
 }
 
 /** What an answer needs that depends only on the tenant and the text: started as the message arrives. */
 export interface Ahead {
   settings: Promise<AnswerSettings>;
-  knowledge: Promise<ContextChunk[]>;
+  knowledge: Promise<readonly ContextChunk[]>;
 }
 
 /**
@@ -90,7 +105,7 @@ export async function retrieve(
     /** The message's text; null when it is not to be read as a follow-up (a listed question picked by its number). */
     text: string | null;
     settings: AnswerSettings;
-    knowledge: Promise<ContextChunk[]>;
+    knowledge: Promise<readonly ContextChunk[]>;
   },
 ): Promise<Retrieved> {
   const earlier: Promise<Turn[]> =

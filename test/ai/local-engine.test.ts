@@ -259,3 +259,38 @@ describe("when the offline engine declines", () => {
     expect((await engine.answer(ask("What is the weather in Paris tomorrow?", context))).text).toBe(dontKnow);
   });
 });
+
+describe("a question asked again of the same context", () => {
+  const engine = new LocalEngine();
+
+  it("gets the answer composed before, streamed again, and shared unchangeable", async () => {
+    const context = [...faq];
+    const first = await engine.answer(ask("How do I reset my PIN?", context));
+    expect(first.text).toContain("reset your PIN at any of our ATMs");
+    const deltas: string[] = [];
+    const again = await engine.answer(ask("How do I reset my PIN?", context), (text) => deltas.push(text));
+    expect(again).toBe(first);
+    expect(deltas.join("")).toBe(first.text);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.sources)).toBe(true);
+    // Another context, as another search gives, is read for itself.
+    const elsewhere = await engine.answer(ask("How do I reset my PIN?", [branches]));
+    expect(elsewhere.grounded).toBe(false);
+  });
+
+  it("is composed for each channel's style and for a follow-up", async () => {
+    const context = [...faq];
+    const question = "What should I do if my card is lost or stolen?";
+    const chat = await engine.answer(ask(question, context));
+    expect(chat.text).toContain("A replacement card arrives within 5 working days");
+    const tight = await engine.answer(ask(question, context, { ...chatapp, channel: "sms", maxTokens: 20 }));
+    expect(countTokens(tight.text)).toBeLessThanOrEqual(20);
+    expect(tight.text).not.toBe(chat.text);
+    const followUp = {
+      ...ask("and on Saturday?", context),
+      followUp: { question: "When are branches open?", context, first: true },
+    };
+    const read = await engine.answer(followUp);
+    expect(read.text).toContain("Saturday from 9am to 1pm");
+    expect(await engine.answer(followUp)).not.toBe(read);
+  });
+});
