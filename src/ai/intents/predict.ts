@@ -15,22 +15,26 @@ export async function predictIntents(
   return classifier.classifyMany(texts, meanings);
 }
 
-/** Customers' messages' predictions by classifier: a tenant's retrained classifier is another object, never changed. */
-const predictions = new WeakMap<IntentClassifier, RecentlyUsed<IntentPrediction>>();
+/** A number per classifier: a tenant's retrained classifier is another object, and a classifier is never changed. */
+const classifierIds = new WeakMap<IntentClassifier, number>();
+let nextClassifierId = 0;
+/** Customers' messages' predictions by classifier and text, over all tenants' classifiers: some MB at most. */
+const predictions = new RecentlyUsed<IntentPrediction>(10_000);
 
 /**
- * A customer's message's prediction, remembered by text: the same questions come back ("opening hours?"), and a
- * prediction was a few percent of a repeated question's CPU. Shared between callers, never to be changed.
+ * A customer's message's prediction, remembered by classifier and text: the same questions come back ("opening
+ * hours?"), and a prediction was a few percent of a repeated question's CPU. Shared between callers, never to be changed.
  */
 export async function predictMessage(classifier: IntentClassifier, text: string): Promise<IntentPrediction> {
-  let known = predictions.get(classifier);
-  if (!known) {
-    known = new RecentlyUsed(2_000);
-    predictions.set(classifier, known);
+  let id = classifierIds.get(classifier);
+  if (id === undefined) {
+    id = nextClassifierId++;
+    classifierIds.set(classifier, id);
   }
-  const remembered = known.get(text);
+  const key = `${id}\n${text}`;
+  const remembered = predictions.get(key);
   if (remembered) return remembered;
   const [prediction] = await predictIntents(classifier, [text], { remember: true });
-  known.set(text, Object.freeze(prediction!));
+  predictions.set(key, Object.freeze(prediction!));
   return prediction!;
 }
