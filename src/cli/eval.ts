@@ -1,12 +1,5 @@
 import { parseArgs } from "node:util";
-import pino from "pino";
-import { loadConfig } from "../config.js";
-import { scopeToTenant } from "../db/tenant-scope.js";
-import { compareWithPrevious } from "../evaluations/compare.js";
-import { formatReport, meetsMinimum, type RunReport, reportOf } from "../evaluations/report.js";
-import { runEvaluation } from "../evaluations/run.js";
-import { createLogger } from "../logger.js";
-import { closeServices, createServices } from "../services.js";
+import { formatReport, meetsMinimum, type RunReport } from "../evaluations/report.js";
 
 const usage = `Usage: npm run eval -- --url <service URL> --key <API key> [--min <ratio>]
        npm run eval -- --tenant <tenant id> [--min <ratio>]
@@ -48,7 +41,30 @@ async function runThroughService(url: string, key: string): Promise<RunReport> {
   };
 }
 
+/**
+ * The service's parts are loaded only here: through the REST API (what a bank's CI job runs) the command is an HTTP
+ * client, and loading the database, the models and the indexes took it seconds to start.
+ */
 async function runOnDatabase(tenantId: string): Promise<RunReport> {
+  const [
+    { default: pino },
+    { loadConfig },
+    { scopeToTenant },
+    { compareWithPrevious },
+    { reportOf },
+    { runEvaluation },
+    { createLogger },
+    { closeServices, createServices },
+  ] = await Promise.all([
+    import("pino"),
+    import("../config.js"),
+    import("../db/tenant-scope.js"),
+    import("../evaluations/compare.js"),
+    import("../evaluations/report.js"),
+    import("../evaluations/run.js"),
+    import("../logger.js"),
+    import("../services.js"),
+  ]);
   const config = loadConfig();
   // Logs go to stderr: stdout is the report.
   const services = await createServices(config, { logger: createLogger(config, pino.destination(2)) }).catch((err: Error) => {
