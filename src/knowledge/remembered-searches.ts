@@ -23,7 +23,8 @@ export interface SearchCounts {
  * is remembered under the version it started at: one that read part of a change is never used after it.
  */
 export class RememberedSearches<T> {
-  readonly #results: RecentlyUsed<Promise<T>>;
+  readonly #results: RecentlyUsed<{ found: Promise<T>; at: number }>;
+  readonly #maxAgeMs: number;
   readonly #versions = new Map<string, number>();
   // One counter for all tenants: a version is never given twice, whatever happens to a tenant's entry.
   #next = 0;
@@ -31,10 +32,14 @@ export class RememberedSearches<T> {
 
   /**
    * `limit` results at most, the least recently used forgotten first. A result holds its passages' text (a few kB):
-   * 2,000 are some MB, while a bank's frequent questions are some hundreds.
+   * 2,000 are some MB, while a bank's frequent questions are some hundreds. None is used past `maxAgeMs`: an
+   * announcement of a change can be lost (Redis reconnecting), and where nothing else finds the change (pgvector reads
+   * the database itself; a tenant too large for the term index is searched by the database too), this bounds how long
+   * a question could be answered from the knowledge before it.
    */
-  constructor(limit = 2_000) {
+  constructor({ limit = 2_000, maxAgeMs = 5 * 60_000 }: { limit?: number; maxAgeMs?: number } = {}) {
     this.#results = new RecentlyUsed(limit);
+    this.#maxAgeMs = maxAgeMs;
   }
 
   /** Searches made and searches answered from memory since the start (`/metrics`). */
@@ -52,15 +57,16 @@ export class RememberedSearches<T> {
    */
   recall(tenantId: string, query: string, search: () => Promise<T>): Promise<T> {
     const key = `${tenantId}\n${this.#versions.get(tenantId) ?? 0}\n${query}`;
+    const now = Date.now();
     const known = this.#results.get(key);
-    if (known) {
+    if (known && now - known.at <= this.#maxAgeMs) {
       this.#counts.remembered++;
-      return known;
+      return known.found;
     }
     this.#counts.searched++;
-    const found = search();
-    this.#results.set(key, found);
-    found.catch(() => this.#results.delete(key, found));
-    return found;
+    const entry = { found: search(), at: now };
+    this.#results.set(key, entry);
+    entry.found.catch(() => this.#results.delete(key, entry));
+    return entry.found;
   }
 }

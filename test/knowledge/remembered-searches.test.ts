@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { RememberedSearches } from "../../src/knowledge/remembered-searches.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 
@@ -135,6 +135,20 @@ describe("RememberedSearches", () => {
     await expect(searches.recall("t1", "broken", () => Promise.reject(new Error("down")))).rejects.toThrow("down");
     expect(await searches.recall("t1", "broken", async () => ["b"])).toEqual(["b"]);
     expect(searches.counts).toEqual({ searched: 3, remembered: 1 });
+  });
+
+  it("searches again once a result is older than its limit, as after an announcement lost", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const searches = new RememberedSearches<string>({ maxAgeMs: 60_000 });
+      expect(await searches.recall("t1", "q", async () => "first")).toBe("first");
+      vi.advanceTimersByTime(60_000);
+      expect(await searches.recall("t1", "q", async () => "second")).toBe("first");
+      vi.advanceTimersByTime(1);
+      expect(await searches.recall("t1", "q", async () => "third")).toBe("third");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("does not use a result found before the tenant changed, even one that finished after", async () => {
