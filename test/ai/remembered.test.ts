@@ -90,4 +90,24 @@ describe("a map of recently used values", () => {
     recent.set("c", 4);
     expect([recent.has("a"), recent.get("b"), recent.get("c")]).toEqual([false, 2, 4]);
   });
+
+  it("forgets a deleted key only while it holds the value given, and keeps the order of the others", () => {
+    const recent = new RecentlyUsed<number>(3);
+    recent.set("a", 1);
+    recent.set("b", 2);
+    recent.set("c", 3);
+    recent.delete("b", 20);
+    expect(recent.get("b")).toBe(2);
+    // Order now: a, c, b. Deleting the middle, the newest and the oldest leaves the list whole each time.
+    recent.delete("c", 3);
+    recent.delete("b", 2);
+    expect([recent.size, recent.has("b"), recent.has("c")]).toEqual([1, false, false]);
+    recent.set("d", 4);
+    recent.set("e", 5);
+    recent.delete("a", 1);
+    recent.set("f", 6);
+    recent.set("g", 7);
+    // d was the least recently used of d, e, f: g takes its place.
+    expect([recent.size, recent.has("d"), recent.get("e"), recent.get("f"), recent.get("g")]).toEqual([3, false, 5, 6, 7]);
+  });
 });
