@@ -1,10 +1,9 @@
 import { parentPort } from "node:worker_threads";
-import { PGlite } from "@electric-sql/pglite";
-import { vector } from "@electric-sql/pglite-pgvector";
 import type { IsolationLevel, SqlQuery, Transaction } from "@prisma/driver-adapter-utils";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { answerRequests } from "../threads/request-thread.js";
 import { threadData } from "../threads/typescript-thread.js";
+import { createPGlite } from "./pglite-initialised.js";
 
 /** What the embedded database's thread is opened with (src/db/pglite-remote.ts). */
 export interface PGliteThreadData {
@@ -32,7 +31,7 @@ export type PGliteRequest =
 // serving thread held every other request (webhook acknowledgements, streams) for the statement's whole length.
 // Prisma's PGlite adapter runs here beside it; the serving thread's Prisma reaches it through src/db/pglite-remote.ts.
 const { dir, seed } = threadData<PGliteThreadData>();
-const lite = await PGlite.create(dir, { extensions: { vector }, loadDataDir: seed && new Blob([seed]) });
+const lite = await createPGlite(dir, seed && new Blob([seed]));
 const adapter = await new PrismaPGlite(lite).connect();
 const transactions = new Map<number, Transaction>();
 let nextTransaction = 1;

@@ -1,0 +1,101 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
+
+/**
+ * A new embedded database starts as a copy of one PGlite initialised before, kept in the project's own
+ * `node_modules/.cache/parley/`. PGlite initialises a data directory by running PostgreSQL's initdb in WebAssembly: 5 to
+ * 12 s of CPU, more than all the rest of `npm start` on an empty DATA_DIR, and paid again by every process a test
+ * starts on an empty directory. Loading a copy takes a fifth of that. The copy is what initdb left, before any
+ * migration, so it never goes stale with the schema; it is named by the PGlite and pgvector versions that made it.
+ * It lives beside the installed code, never in a shared temporary directory: a database another local user could
+ * put there would be a planted tenant or key.
+ */
+
+const require = createRequire(import.meta.url);
+
+/** The version in the package.json of an installed package, found from its entry point. */
+function versionOf(name: string): string {
+  for (let dir = dirname(require.resolve(name)); dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, "package.json");
+    if (!existsSync(file)) continue;
+    const manifest = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
+    if (manifest.name === name) return manifest.version ?? "unknown";
+  }
+  return "unknown";
+}
+
+const cacheDir = fileURLToPath(new URL("../../node_modules/.cache/parley/", import.meta.url));
+
+function initialisedCopyPath(): string {
+  return join(
+    cacheDir,
+    `pglite-${versionOf("@electric-sql/pglite")}-pgvector-${versionOf("@electric-sql/pglite-pgvector")}.tar.gz`,
+  );
+}
+
+/** Whether `dir` holds nothing yet: a database created there would be initialised. */
+function isNewDirectory(dir: string): boolean {
+  if (dir.startsWith("memory://")) return true;
+  try {
+    return readdirSync(dir).length === 0;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return true;
+    throw err;
+  }
+}
+
+/** What a failed start left in a directory that was new. */
+function emptyDirectory(dir: string): void {
+  if (dir.startsWith("memory://") || !existsSync(dir)) return;
+  for (const name of readdirSync(dir)) rmSync(join(dir, name), { recursive: true, force: true });
+}
+
+/**
+ * Keeps a copy of `lite`, which initdb has just made and nothing has written to yet. Written under a temporary name
+ * and renamed, so that processes starting together never read half a copy. A cache: when it cannot be written (a
+ * read-only installation), databases are initialised as before.
+ */
+async function keepCopy(lite: PGlite, path: string): Promise<void> {
+  try {
+    const copy = Buffer.from(await (await lite.dumpDataDir("gzip")).arrayBuffer());
+    mkdirSync(dirname(path), { recursive: true });
+    const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`;
+    writeFileSync(temporary, copy);
+    renameSync(temporary, path);
+  } catch {
+    // Only the next new database's start is slower.
+  }
+}
+
+/**
+ * The database in `dir` (a directory, or `memory://`), with pgvector. A new one starts from `seed` when given (a dump
+ * of a data directory), else from the copy of an initialised one at `copyPath`, made by the first that had none. A
+ * copy that cannot be loaded is removed, and the database initialised.
+ */
+export async function createPGlite(dir: string, seed?: Blob, copyPath = initialisedCopyPath()): Promise<PGlite> {
+  const create = (loadDataDir?: Blob) => PGlite.create(dir, { extensions: { vector }, loadDataDir });
+  if (seed) return create(seed);
+  if (!isNewDirectory(dir)) return create();
+  let copy: Blob | undefined;
+  try {
+    copy = new Blob([new Uint8Array(readFileSync(copyPath))]);
+  } catch {
+    copy = undefined;
+  }
+  if (copy) {
+    try {
+      return await create(copy);
+    } catch {
+      rmSync(copyPath, { force: true });
+      emptyDirectory(dir);
+    }
+  }
+  const initialised = await create();
+  await keepCopy(initialised, copyPath);
+  return initialised;
+}
