@@ -99,22 +99,40 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   }
 }
 
+/** What requests use from the first on, learnt at start rather than by the first customer's request. */
+function learnStartModels(): void {
+  // Retrieval re-ranks with it.
+  bankingLexicon();
+  // Answers every tenant until its own classifier is trained.
+  defaultIntentClassifier();
+  // Every answer counts the conversation's tokens.
+  warmTokenizer();
+}
+
 async function assemble(
   config: Config,
   overrides: ServiceOverrides,
   logger: Logger,
   keep: <K extends keyof Services>(name: K, part: Services[K]) => Services[K],
 ): Promise<Services> {
-  const db = keep(
-    "db",
-    await openDatabase({
-      url: config.DATABASE_URL,
-      pgliteDir: overrides.pgliteDir ?? `${config.DATA_DIR}/pglite`,
-      pgliteSeed: overrides.pgliteSeed,
-      poolSize: config.DATABASE_POOL_SIZE,
-      poolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS,
-    }),
-  );
+  // The embedded database opens in a thread of its own (seconds on a new data directory) and the sentence encoder loads
+  // in another: the models this thread learns at start are learnt meanwhile, not after them.
+  const opening = openDatabase({
+    url: config.DATABASE_URL,
+    pgliteDir: overrides.pgliteDir ?? `${config.DATA_DIR}/pglite`,
+    pgliteSeed: overrides.pgliteSeed,
+    poolSize: config.DATABASE_POOL_SIZE,
+    poolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS,
+  }).then((db) => keep("db", db));
+  const meaning = warmMeaning(logger);
+  try {
+    learnStartModels();
+  } finally {
+    // Awaited either way, so that a failed start closes the database it opened.
+    await Promise.allSettled([opening, meaning]);
+  }
+  const db = await opening;
+  await meaning;
   const applied = await migrate(db.sql);
   if (applied.length) logger.info({ migrations: applied }, "applied database migrations");
   const upkeep = keep(
@@ -162,13 +180,6 @@ async function assemble(
   await vectors.start();
   const termIndex = keep("termIndex", new TermIndex({ db, realtime, logger, searches }));
   termIndex.start();
-  // Retrieval re-ranks with it: learnt now, at start, rather than by the first customer's request.
-  bankingLexicon();
-  // Answers every tenant until its own classifier is trained.
-  defaultIntentClassifier();
-  // Every answer counts the conversation's tokens.
-  warmTokenizer();
-  await warmMeaning(logger);
   logger.info({ engine: engine.name, embedder: embedder.name, vectorIndex: vectors.kind }, "AI services ready");
   const egress = keep("egress", new Egress({ allowCidrs: config.EGRESS_ALLOW_CIDRS }));
   const reader = keep(
