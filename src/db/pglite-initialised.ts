@@ -8,9 +8,9 @@ import { vector } from "@electric-sql/pglite-pgvector";
 
 /**
  * A new embedded database starts as a copy of one PGlite initialised before, kept in the project's own
- * `node_modules/.cache/parley/`. PGlite initialises a data directory by running PostgreSQL's initdb in WebAssembly: 5 to
- * 12 s of CPU, more than all the rest of `npm start` on an empty DATA_DIR, and paid again by every process a test
- * starts on an empty directory. Loading a copy takes a fifth of that. The copy is what initdb left, before any
+ * `node_modules/.cache/parley/`. PGlite initialises a data directory by running PostgreSQL's initdb in WebAssembly: 3.4 s
+ * on a quiet machine, 11.8 s on a loaded one, paid by `npm start` on an empty DATA_DIR and again by every process a
+ * test starts on an empty directory. Loading a copy takes 1.3 s. The copy is what initdb left, before any
  * migration, so it never goes stale with the schema; it is named by the PGlite and pgvector versions that made it.
  * It lives beside the installed code, never in a shared temporary directory: a database another local user could
  * put there would be a planted tenant or key.
