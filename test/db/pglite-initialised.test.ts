@@ -50,5 +50,6 @@ describe.runIf(!process.env.DATABASE_URL)("a new embedded database", () => {
     // A directory that holds a database is opened as it is.
     expect(await tablesOf(await createPGlite(existing, undefined, marked))).toEqual(["kept", "made_from_the_copy"]);
     expect(await tablesOf(await createPGlite("memory://", undefined, marked))).toEqual(["made_from_the_copy"]);
-  });
+    // An initdb, four loads and two dumps: 14 s on a quiet machine, more than the default 30 s on a loaded one.
+  }, 180_000);
 });
