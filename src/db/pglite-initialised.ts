@@ -1,10 +1,10 @@
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
+import { writeFileAtomically } from "../files/write-atomically.js";
 
 /**
  * A new embedded database starts as a copy of one PGlite initialised before, kept in the project's own
@@ -56,37 +56,41 @@ function emptyDirectory(dir: string): void {
 }
 
 /**
- * Keeps a copy of `lite`, which initdb has just made and nothing has written to yet. Written under a temporary name
- * and renamed, so that processes starting together never read half a copy. A cache: when it cannot be written (a
- * read-only installation), databases are initialised as before.
+ * Keeps a copy of `lite`, which initdb has just made and nothing has written to yet. Written atomically, so that
+ * processes starting together never read half a copy. A cache: when it cannot be written (a read-only installation),
+ * databases are initialised as before.
  */
 async function keepCopy(lite: PGlite, path: string): Promise<void> {
   try {
     const copy = Buffer.from(await (await lite.dumpDataDir("gzip")).arrayBuffer());
     mkdirSync(dirname(path), { recursive: true });
-    const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`;
-    writeFileSync(temporary, copy);
-    renameSync(temporary, path);
+    writeFileAtomically(path, copy);
   } catch {
     // Only the next new database's start is slower.
   }
 }
 
+/** The copy at `path`, if there is one to read. */
+function readCopy(path: string): Blob | undefined {
+  try {
+    return new Blob([new Uint8Array(readFileSync(path))]);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The database in `dir` (a directory, or `memory://`), with pgvector. A new one starts from `seed` when given (a dump
- * of a data directory), else from the copy of an initialised one at `copyPath`, made by the first that had none. A
- * copy that cannot be loaded is removed, and the database initialised.
+ * of a data directory), else from the copy of an initialised one at `copyAt` (by default the cache's), made by the
+ * first that had none. A copy that cannot be loaded is removed, and the database initialised.
  */
-export async function createPGlite(dir: string, seed?: Blob, copyPath = initialisedCopyPath()): Promise<PGlite> {
+export async function createPGlite(dir: string, seed?: Blob, copyAt?: string): Promise<PGlite> {
   const create = (loadDataDir?: Blob) => PGlite.create(dir, { extensions: { vector }, loadDataDir });
   if (seed) return create(seed);
   if (!isNewDirectory(dir)) return create();
-  let copy: Blob | undefined;
-  try {
-    copy = new Blob([new Uint8Array(readFileSync(copyPath))]);
-  } catch {
-    copy = undefined;
-  }
+  // Named only here: finding the packages' versions reads their manifests, which a database opened otherwise never needs.
+  const copyPath = copyAt ?? initialisedCopyPath();
+  const copy = readCopy(copyPath);
   if (copy) {
     try {
       return await create(copy);

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Logger } from "pino";
 import { embeddingDimensions } from "../ai/embeddings.js";
+import { writeFileAtomically } from "../files/write-atomically.js";
 import { VectorFile } from "./vector-file.js";
 import { type GraphKeys, TenantVectors } from "./vector-graph.js";
 
@@ -86,9 +87,7 @@ export class VectorSnapshots {
     const file = basename(vectors.file.path);
     const keys = vectors.save(join(this.#dir, graph));
     const manifest: Manifest = { format, dimensions: embeddingDimensions, tenantId, version, graph, file, ...keys };
-    const temporary = `${this.#manifest(tenantId)}.${randomBytes(6).toString("hex")}.tmp`;
-    writeFileSync(temporary, JSON.stringify(manifest));
-    renameSync(temporary, this.#manifest(tenantId));
+    writeFileAtomically(this.#manifest(tenantId), JSON.stringify(manifest));
     this.#removeFiles(tenantId, [graph, file]);
   }
 
