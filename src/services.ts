@@ -79,7 +79,7 @@ export interface ServiceOverrides {
   /** Tests pass `memory://` for a throw-away embedded database. */
   pgliteDir?: string;
   /** What that database starts from (DatabaseOptions.pgliteSeed). */
-  pgliteSeed?: Blob;
+  pgliteSeed?: Uint8Array;
 }
 
 export async function createServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {

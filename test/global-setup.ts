@@ -27,7 +27,7 @@ async function migratedDatabase(runDir: string): Promise<() => Promise<void>> {
   const seedFile = path.join(runDir, "migrated-pglite.tar");
   try {
     await migrate(db.sql);
-    writeFileSync(seedFile, Buffer.from(await (await db.dump!()).arrayBuffer()));
+    writeFileSync(seedFile, await db.dump!());
   } finally {
     await db.close();
   }

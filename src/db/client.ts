@@ -21,7 +21,7 @@ export interface Database {
   /** Raw statements on `sql`, Prisma's way of writing them (src/db/statements.ts). */
   statements: Statements;
   /** PGlite only: its data directory as a tarball, which `pgliteSeed` starts another database from. */
-  dump?(): Promise<Blob>;
+  dump?(): Promise<Uint8Array>;
   close(): Promise<void>;
 }
 
@@ -34,7 +34,7 @@ export interface DatabaseOptions {
    * A dump of a PGlite data directory (`dumpDataDir`) to start from instead of initialising a new one: the test
    * suite starts each file's `memory://` database from one migrated copy, where initialising took seconds each.
    */
-  pgliteSeed?: Blob;
+  pgliteSeed?: Uint8Array;
   poolSize?: number;
   /** How long a query waits for a free pool connection before it fails (src/db/busy.ts). */
   poolTimeoutMs?: number;
@@ -106,7 +106,7 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function openPGlite(dir: string, seed: Blob | undefined): Promise<Database> {
+async function openPGlite(dir: string, seed: Uint8Array | undefined): Promise<Database> {
   const unlock = dir.startsWith("memory://") ? () => undefined : lockDataDir(dir);
   const lite = await openPGliteThread(dir, seed).catch((err) => {
     unlock();

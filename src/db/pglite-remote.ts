@@ -72,13 +72,13 @@ export interface PGliteRemote {
   query<T>(text: string, params?: unknown[]): Promise<T[]>;
   run(text: string, params?: unknown[]): Promise<number>;
   exec(text: string): Promise<void>;
-  dump(): Promise<Blob>;
+  dump(): Promise<Uint8Array>;
   close(): Promise<void>;
 }
 
 /** Opens the PGlite database in `dir` (or starts it from `seed`) in a thread, once it is open. */
-export async function openPGliteThread(dir: string, seed: Blob | undefined): Promise<PGliteRemote> {
-  const data: PGliteThreadData = { dir, seed: seed && (await seed.arrayBuffer()) };
+export async function openPGliteThread(dir: string, seed: Uint8Array | undefined): Promise<PGliteRemote> {
+  const data: PGliteThreadData = { dir, seed };
   const thread = new RequestThread<PGliteRequest>(new URL("./pglite-thread.ts", import.meta.url), "embedded-database", {
     data,
     restart: false,
@@ -96,7 +96,7 @@ export async function openPGliteThread(dir: string, seed: Blob | undefined): Pro
     query: (text, params) => thread.ask({ op: "sql", text, params }),
     run: (text, params) => thread.ask({ op: "run", text, params }),
     exec: (text) => thread.ask({ op: "exec", text }),
-    dump: async () => new Blob([await thread.ask<ArrayBuffer>({ op: "dump" })]),
+    dump: () => thread.ask<Uint8Array>({ op: "dump" }),
     async close() {
       try {
         await thread.ask({ op: "close" });

@@ -9,7 +9,7 @@ import { createPGlite } from "./pglite-initialised.js";
 export interface PGliteThreadData {
   dir: string;
   /** A dump of a data directory to start from (`DatabaseOptions.pgliteSeed`). */
-  seed?: ArrayBuffer;
+  seed?: Uint8Array;
 }
 
 /** What the embedded database's thread is asked. `tx` names a transaction begun with `begin`. */
@@ -31,7 +31,7 @@ export type PGliteRequest =
 // serving thread held every other request (webhook acknowledgements, streams) for the statement's whole length.
 // Prisma's PGlite adapter runs here beside it; the serving thread's Prisma reaches it through src/db/pglite-remote.ts.
 const { dir, seed } = threadData<PGliteThreadData>();
-const lite = await createPGlite(dir, seed && new Blob([seed]));
+const lite = await createPGlite(dir, seed);
 const adapter = await new PrismaPGlite(lite).connect();
 const transactions = new Map<number, Transaction>();
 let nextTransaction = 1;
@@ -72,7 +72,7 @@ async function handle(request: PGliteRequest): Promise<unknown> {
       await lite.exec(request.text);
       return null;
     case "dump":
-      return (await lite.dumpDataDir("none")).arrayBuffer();
+      return new Uint8Array(await (await lite.dumpDataDir("none")).arrayBuffer());
     case "close":
       await lite.close();
       return null;

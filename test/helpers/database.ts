@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { openAsBlob } from "node:fs";
+import { readFileSync } from "node:fs";
 import pg from "pg";
 
 /**
@@ -11,7 +11,7 @@ export interface TestDatabase {
   url?: string;
   pgliteDir?: string;
   /** The migrated PGlite data directory an in-memory database starts from (DatabaseOptions.pgliteSeed). */
-  pgliteSeed?: Blob;
+  pgliteSeed?: Uint8Array;
   drop(): Promise<void>;
 }
 
@@ -24,7 +24,7 @@ export async function createTestDatabase(options: { empty?: boolean; server?: st
     const seedFile = options.empty ? undefined : process.env[migratedCopies.pglite];
     return {
       pgliteDir: "memory://",
-      pgliteSeed: seedFile ? await openAsBlob(seedFile) : undefined,
+      pgliteSeed: seedFile ? readFileSync(seedFile) : undefined,
       drop: async () => undefined,
     };
   }
