@@ -18,13 +18,21 @@ export interface TestDatabase {
 /** Environment variables by which the global setup hands the migrated copies to the test files. */
 export const migratedCopies = { pglite: "PARLEY_TEST_PGLITE_SEED", postgres: "PARLEY_TEST_TEMPLATE_DATABASE" } as const;
 
+/** The migrated dump, read once per test process: each database's thread gets a copy of it. */
+let migratedDump: { file: string; bytes: Uint8Array } | undefined;
+
+function migratedPGlite(file: string): Uint8Array {
+  if (migratedDump?.file !== file) migratedDump = { file, bytes: readFileSync(file) };
+  return migratedDump.bytes;
+}
+
 export async function createTestDatabase(options: { empty?: boolean; server?: string } = {}): Promise<TestDatabase> {
   const serverUrl = options.server ?? process.env.DATABASE_URL;
   if (!serverUrl) {
     const seedFile = options.empty ? undefined : process.env[migratedCopies.pglite];
     return {
       pgliteDir: "memory://",
-      pgliteSeed: seedFile ? readFileSync(seedFile) : undefined,
+      pgliteSeed: seedFile ? migratedPGlite(seedFile) : undefined,
       drop: async () => undefined,
     };
   }
